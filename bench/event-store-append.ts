@@ -1,0 +1,213 @@
+// Embedded event log append throughput, beside raw node:sqlite doing the same inserts in the same run.
+// Run: npm run bench:event-store   (options: --single N --batched N --batch-size N --rounds N)
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { NO_STREAM, type EventToAppend } from '../infrastructure/event-store/event-store.ts';
+import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
+import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+
+const { values } = parseArgs({
+  options: {
+    single: { type: 'string', default: '100000' },
+    batched: { type: 'string', default: '1000000' },
+    'batch-size': { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const singleCount = Number(values.single);
+const batchedCount = Number(values.batched);
+const batchSize = Number(values['batch-size']);
+const rounds = Number(values.rounds);
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-event-store-'));
+const metadata = {
+  actor: { userId: 'user-1', roles: ['customer'] },
+  correlationId: randomUUID(),
+  causationId: null,
+  occurredAt: '2026-11-21T10:00:00.000Z',
+};
+// The events an order's stream really holds, in lifecycle order; 5 per stream, about 330 bytes each on average.
+const orderId = randomUUID();
+const lifecycle: Pick<EventToAppend, 'type' | 'data'>[] = [
+  {
+    type: 'OrderPlaced',
+    data: {
+      orderId,
+      customerId: 'user-1',
+      items: [
+        {
+          productId: '12',
+          productName: 'Espresso cup',
+          quantity: 2,
+          unitPrice: { amountMinor: 1999, currency: 'EUR' },
+        },
+        {
+          productId: '31',
+          productName: 'Milk jug',
+          quantity: 1,
+          unitPrice: { amountMinor: 500, currency: 'EUR' },
+        },
+      ],
+      total: { amountMinor: 4498, currency: 'EUR' },
+      shippingAddress: { street: '1 Main Street', city: 'Lyon', postalCode: '69001', country: 'FR' },
+      note: null,
+      placedAt: '2026-11-21T10:00:00.000Z',
+    },
+  },
+  { type: 'OrderConfirmed', data: { orderId, confirmedAt: '2026-11-21T10:01:00.000Z' } },
+  {
+    type: 'PaymentReceived',
+    data: {
+      orderId,
+      paymentId: randomUUID(),
+      amount: { amountMinor: 4498, currency: 'EUR' },
+      reference: 'bank-42',
+      receivedAt: '2026-11-21T10:02:00.000Z',
+    },
+  },
+  { type: 'OrderShipped', data: { orderId, shippedAt: '2026-11-21T10:03:00.000Z' } },
+  { type: 'OrderDelivered', data: { orderId, deliveredAt: '2026-11-21T10:04:00.000Z' } },
+];
+const eventsPerStream = lifecycle.length;
+const event = (n: number): EventToAppend => ({
+  id: randomUUID(),
+  ...lifecycle[n % eventsPerStream]!,
+  metadata,
+});
+const averageBytes = Math.round(
+  lifecycle.reduce(
+    (sum, e) => sum + JSON.stringify(e.data).length + JSON.stringify(metadata).length + 36 + e.type.length,
+    0,
+  ) / eventsPerStream,
+);
+
+const rate = (count: number, ms: number) => Math.round((count / ms) * 1000);
+const time = async (run: () => unknown) => {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+};
+
+/**
+ * The least node:sqlite needs for the same work: the same event table and pragmas, one INSERT per event,
+ * and none of the store's checks (no stream revision compare-and-set, no result).
+ */
+const rawSqlite = (file: string) => {
+  const db = openDatabase({ path: join(dir, file) });
+  db.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY, stream_key INTEGER NOT NULL, stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+    UNIQUE (stream_key, revision))`);
+  const insert = db.prepare(
+    'INSERT INTO events (stream_key, stream_id, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const row = (n: number) => {
+    const e = event(n);
+    const stream = Math.floor(n / eventsPerStream);
+    insert.run(
+      stream,
+      `order-${stream}`,
+      n % eventsPerStream,
+      e.id,
+      e.type,
+      JSON.stringify(e.data),
+      JSON.stringify(e.metadata),
+    );
+  };
+  return { db, row };
+};
+
+type Case = { name: string; events: number; run: (file: string) => Promise<void> | void };
+
+const cases: Case[] = [
+  {
+    name: 'raw node:sqlite, one insert per transaction',
+    events: singleCount,
+    run: (file) => {
+      const { db, row } = rawSqlite(file);
+      for (let n = 0; n < singleCount; n++) row(n);
+      db.close();
+    },
+  },
+  {
+    name: 'event store, single appends (1 event each)',
+    events: singleCount,
+    run: async (file) => {
+      const store = createSqliteEventStore({ path: join(dir, file) });
+      for (let n = 0; n < singleCount; n++) {
+        const revision = n % eventsPerStream;
+        await store.appendToStream(`order-${Math.floor(n / eventsPerStream)}`, [event(n)], {
+          expectedRevision: revision === 0 ? NO_STREAM : revision - 1,
+        });
+      }
+      await store.close();
+    },
+  },
+  {
+    name: `raw node:sqlite, ${batchSize} inserts per transaction`,
+    events: batchedCount,
+    run: (file) => {
+      const { db, row } = rawSqlite(file);
+      const [begin, commit] = [db.prepare('BEGIN'), db.prepare('COMMIT')];
+      for (let n = 0; n < batchedCount; n += batchSize) {
+        begin.run();
+        for (let i = n; i < n + batchSize; i++) row(i);
+        commit.run();
+      }
+      db.close();
+    },
+  },
+  {
+    name: `event store, batched appends (${batchSize} events each)`,
+    events: batchedCount,
+    run: async (file) => {
+      const store = createSqliteEventStore({ path: join(dir, file) });
+      for (let n = 0; n < batchedCount; n += batchSize) {
+        const batch = Array.from({ length: batchSize }, (_, i) => event(n + i));
+        await store.appendToStream(`batch-${n}`, batch, { expectedRevision: NO_STREAM });
+      }
+      await store.close();
+    },
+  },
+];
+
+// This machine is noisy (shared disk, two cores): the baseline and the store alternate, round after round,
+// each on a fresh file, and the median of the rounds is reported.
+const perSecond = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+for (let round = 0; round < rounds; round++) {
+  for (const [index, benchCase] of cases.entries()) {
+    const file = `round-${round}-case-${index}.sqlite`;
+    const ms = await time(() => benchCase.run(file));
+    perSecond.get(benchCase.name)!.push(rate(benchCase.events, ms));
+    rmSync(join(dir, file), { force: true });
+    rmSync(join(dir, `${file}-wal`), { force: true });
+    rmSync(join(dir, `${file}-shm`), { force: true });
+  }
+}
+rmSync(dir, { recursive: true, force: true });
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const rows = cases.map((c) => ({
+  case: c.name,
+  events: c.events,
+  'median events/s': median(perSecond.get(c.name)!),
+  rounds: perSecond.get(c.name)!.join(' '),
+}));
+console.log(
+  `node ${process.version}, ${rounds} rounds, durability: process-crash (WAL, synchronous=NORMAL), ~${averageBytes} bytes/event`,
+);
+console.table(rows);
+const [rawSingle, storeSingle, rawBatched, storeBatched] = rows.map((r) => r['median events/s']) as [
+  number,
+  number,
+  number,
+  number,
+];
+console.log(
+  `single appends: ${storeSingle}/s, ${(storeSingle / rawSingle).toFixed(2)} x raw node:sqlite (goal 20000/s)`,
+);
+console.log(
+  `batched appends: ${storeBatched}/s, ${(storeBatched / rawBatched).toFixed(2)} x raw node:sqlite (goal 200000/s)`,
+);

@@ -1,0 +1,85 @@
+/**
+ * The event log port. Streams are append-only sequences of events with a 0-based revision;
+ * the whole log orders every event of every stream by a global position that only increases.
+ */
+
+/** A position in the whole log. bigint, because EventStoreDB positions exceed 2^53. */
+export type GlobalPosition = bigint;
+
+export type Actor = { userId: string; roles: readonly string[] };
+
+export type EventMetadata = {
+  /** Who acted; null for what the system does on its own (a scheduled job, a migration). */
+  actor: Actor | null;
+  /** The request this event came from (its request id). */
+  correlationId: string;
+  /** The message that caused this event: a command id or another event's id; null when none. */
+  causationId: string | null;
+  /** ISO 8601 UTC timestamp of when the fact happened, from the injected clock. */
+  occurredAt: string;
+};
+
+export type EventToAppend = {
+  /** A UUID chosen by the appender; consumers deduplicate by it. */
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+};
+
+export type StreamEvent = EventToAppend & { streamId: string; revision: number };
+
+export type RecordedEvent = StreamEvent & { position: GlobalPosition };
+
+export const NO_STREAM = 'no-stream';
+export type ExpectedRevision = typeof NO_STREAM | number;
+
+export type AppendResult = {
+  /** The revision of the stream's last event: the expected revision of the next append. */
+  nextExpectedRevision: number;
+  /** The global position of the last appended event. */
+  position: GlobalPosition;
+};
+
+export type EventStore = {
+  /** Appends atomically, all or nothing, if the stream is exactly at the expected revision. */
+  appendToStream(
+    streamId: string,
+    events: readonly EventToAppend[],
+    options: { expectedRevision: ExpectedRevision },
+  ): Promise<AppendResult>;
+
+  /** A stream's events in revision order; an empty array for a stream that does not exist. */
+  readStream(
+    streamId: string,
+    options?: { fromRevision?: number; maxCount?: number },
+  ): Promise<StreamEvent[]>;
+
+  /** Up to maxCount events of the whole log after a position (exclusive), in log order. */
+  readAll(options: { after?: GlobalPosition; maxCount: number }): Promise<RecordedEvent[]>;
+
+  /**
+   * Every event after a position (exclusive; from the start when absent): first those already stored,
+   * then each new one as it is appended. Ends when the signal aborts or the consumer stops iterating.
+   */
+  subscribeToAll(options?: { after?: GlobalPosition; signal?: AbortSignal }): AsyncIterable<RecordedEvent>;
+
+  /** The position of the last event in the log, or null while the log is empty. */
+  headPosition(): Promise<GlobalPosition | null>;
+
+  close(): Promise<void>;
+};
+
+/** The stream was not at the expected revision: someone else appended first. Nothing was appended. */
+export class WrongExpectedRevisionError extends Error {
+  readonly kind = 'wrong-expected-revision';
+  readonly streamId: string;
+  readonly expectedRevision: ExpectedRevision;
+  readonly actualRevision: ExpectedRevision;
+  constructor(streamId: string, expectedRevision: ExpectedRevision, actualRevision: ExpectedRevision) {
+    super(`stream ${streamId} is at revision ${actualRevision}, expected ${expectedRevision}`);
+    this.streamId = streamId;
+    this.expectedRevision = expectedRevision;
+    this.actualRevision = actualRevision;
+  }
+}

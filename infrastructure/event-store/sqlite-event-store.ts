@@ -1,0 +1,221 @@
+import type { SQLInputValue, StatementSync } from 'node:sqlite';
+import { isUniqueViolation, openDatabase, type Durability } from '../sqlite/open-database.ts';
+import {
+  NO_STREAM,
+  WrongExpectedRevisionError,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type RecordedEvent,
+} from './event-store.ts';
+import { createWakeup } from './wakeup.ts';
+
+export type SqliteEventStoreOptions = {
+  /** The log file, for example `${DATA_DIR}/events.sqlite`, or ':memory:'. */
+  path: string;
+  durability?: Durability;
+  /**
+   * How often a live subscription looks for events appended by another process sharing the file.
+   * Appends made through this store wake its subscriptions at once.
+   */
+  pollIntervalMs?: number;
+  /** Events fetched per read while a subscription catches up. */
+  batchSize?: number;
+};
+
+// Streams get a small integer key: the per-event index then grows at its end instead of at random
+// places in a tree of 40-byte text keys, which roughly doubles append throughput on a large log.
+const schema = `
+  CREATE TABLE IF NOT EXISTS streams (
+    stream_key INTEGER PRIMARY KEY,
+    stream_id  TEXT    NOT NULL UNIQUE,
+    revision   INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS events (
+    position   INTEGER PRIMARY KEY,
+    stream_key INTEGER NOT NULL,
+    stream_id  TEXT    NOT NULL,
+    revision   INTEGER NOT NULL,
+    id         TEXT    NOT NULL,
+    type       TEXT    NOT NULL,
+    data       TEXT    NOT NULL,
+    metadata   TEXT    NOT NULL,
+    UNIQUE (stream_key, revision)
+  );
+`;
+
+type EventRow = {
+  position: bigint;
+  stream_id: string;
+  revision: bigint;
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+};
+
+const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  id: row.id,
+  type: row.type,
+  data: JSON.parse(row.data) as Record<string, unknown>,
+  metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+  streamId: row.stream_id,
+  revision: Number(row.revision),
+  position: row.position,
+});
+
+/**
+ * The embedded event log: one SQLite file in WAL mode. Optimistic concurrency is a compare-and-set on the
+ * stream's revision inside the append's write transaction, backed by UNIQUE (stream_id, revision), so two
+ * writers (threads or processes) can never both append at the same revision. Positions are SQLite rowids:
+ * assigned under the write lock, so they increase in commit order with no gaps a reader could overtake.
+ */
+export const createSqliteEventStore = ({
+  path,
+  durability = 'process-crash',
+  pollIntervalMs = 250,
+  batchSize = 1000,
+}: SqliteEventStoreOptions): EventStore => {
+  const db = openDatabase({ path, durability });
+  db.exec(schema);
+
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
+  const createStream = db.prepare(
+    'INSERT INTO streams (stream_id, revision) VALUES (?, ?) RETURNING stream_key',
+  );
+  const advanceStream = db.prepare(
+    'UPDATE streams SET revision = ? WHERE stream_id = ? AND revision = ? RETURNING stream_key',
+  );
+  const streamRevision = db.prepare('SELECT revision FROM streams WHERE stream_id = ?');
+  // Multi-row INSERTs: one call into SQLite per chunk of events rather than per event.
+  const rowsPerInsert = 16;
+  const insertStatements = new Map<number, StatementSync>();
+  const insertEvents = (rows: number): StatementSync => {
+    let statement = insertStatements.get(rows);
+    if (!statement) {
+      const placeholders = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+      statement = db.prepare(
+        `INSERT INTO events (stream_key, stream_id, revision, id, type, data, metadata) VALUES ${placeholders}`,
+      );
+      insertStatements.set(rows, statement);
+    }
+    return statement;
+  };
+  const selectStream = db.prepare(
+    `SELECT * FROM events WHERE stream_key = (SELECT stream_key FROM streams WHERE stream_id = ?)
+     AND revision >= ? ORDER BY revision LIMIT ?`,
+  );
+  const selectAfter = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?');
+  const selectHead = db.prepare('SELECT max(position) AS position FROM events');
+  for (const statement of [selectStream, selectAfter, selectHead]) statement.setReadBigInts(true);
+
+  const appended = createWakeup();
+  const closing = new AbortController();
+
+  const currentRevision = (streamId: string): ExpectedRevision => {
+    const row = streamRevision.get(streamId) as { revision: number } | undefined;
+    return row === undefined ? NO_STREAM : row.revision;
+  };
+
+  /** Compare-and-set of the stream's revision: the stream's key when it was at `expected`, else undefined. */
+  const claimRevisions = (streamId: string, expected: ExpectedRevision, last: number): number | undefined => {
+    if (expected === NO_STREAM) {
+      try {
+        return (createStream.get(streamId, last) as { stream_key: number }).stream_key;
+      } catch (error) {
+        if (isUniqueViolation(error)) return undefined;
+        throw error;
+      }
+    }
+    return (advanceStream.get(last, streamId, expected) as { stream_key: number } | undefined)?.stream_key;
+  };
+
+  const append = (streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision) => {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const first = expected === NO_STREAM ? 0 : expected + 1;
+    const last = first + events.length - 1;
+    begin.run();
+    try {
+      const streamKey = claimRevisions(streamId, expected, last);
+      if (streamKey === undefined) {
+        const actual = currentRevision(streamId);
+        rollback.run();
+        throw new WrongExpectedRevisionError(streamId, expected, actual);
+      }
+      let lastRowid: number | bigint = 0;
+      // The events of one command usually share one metadata object: serialize it once.
+      let metadataOf: EventToAppend['metadata'] | undefined;
+      let metadataJson = '';
+      for (let start = 0; start < events.length; start += rowsPerInsert) {
+        const chunk = Math.min(rowsPerInsert, events.length - start);
+        const values: SQLInputValue[] = new Array(chunk * 7);
+        for (let offset = 0; offset < chunk; offset++) {
+          const event = events[start + offset]!;
+          if (event.metadata !== metadataOf) {
+            metadataOf = event.metadata;
+            metadataJson = JSON.stringify(event.metadata);
+          }
+          const base = offset * 7;
+          values[base] = streamKey;
+          values[base + 1] = streamId;
+          values[base + 2] = first + start + offset;
+          values[base + 3] = event.id;
+          values[base + 4] = event.type;
+          values[base + 5] = JSON.stringify(event.data);
+          values[base + 6] = metadataJson;
+        }
+        lastRowid = insertEvents(chunk).run(...values).lastInsertRowid;
+      }
+      commit.run();
+      return { nextExpectedRevision: last, position: BigInt(lastRowid) };
+    } catch (error) {
+      if (db.isTransaction) rollback.run();
+      throw error;
+    }
+  };
+
+  const readAfter = (after: bigint, maxCount: number): RecordedEvent[] =>
+    (selectAfter.all(after, maxCount) as EventRow[]).map(toRecordedEvent);
+
+  return {
+    async appendToStream(streamId, events, { expectedRevision }) {
+      const result = append(streamId, events, expectedRevision);
+      appended.notify();
+      return result;
+    },
+
+    async readStream(streamId, { fromRevision = 0, maxCount = Number.MAX_SAFE_INTEGER } = {}) {
+      return (selectStream.all(streamId, fromRevision, maxCount) as EventRow[]).map(toRecordedEvent);
+    },
+
+    async readAll({ after = 0n, maxCount }) {
+      return readAfter(after, maxCount);
+    },
+
+    async *subscribeToAll({ after = 0n, signal } = {}) {
+      const stop = AbortSignal.any([closing.signal, ...(signal ? [signal] : [])]);
+      let position = after;
+      while (!stop.aborted) {
+        const batch = readAfter(position, batchSize);
+        for (const event of batch) {
+          if (stop.aborted) return;
+          yield event;
+          position = event.position;
+        }
+        if (batch.length < batchSize) await appended.wait(pollIntervalMs, stop);
+      }
+    },
+
+    async headPosition() {
+      const { position } = selectHead.get() as { position: bigint | null };
+      return position;
+    },
+
+    async close() {
+      closing.abort();
+      if (db.isOpen) db.close();
+    },
+  };
+};

@@ -1,0 +1,435 @@
+#!/usr/bin/env bash
+# Starts/stops the real servers the integration tests talk to, on loopback
+# only and without Docker:
+#   - FerretDB v1.24 (MongoDB wire protocol) with its SQLite backend
+#   - Apache Kafka 3.9 (single node, KRaft, combined broker+controller)
+#
+# Usage: scripts/services.sh start|stop|status|env
+#   eval "$(scripts/services.sh env)"   # exports MONGODB_URL and KAFKA_BROKERS
+#
+# Needs only Go (>= 1.24), Java (>= 11) and Maven on PATH. Builds and
+# downloads are cached in $SERVICES_CACHE_DIR, runtime state (data, pid
+# files, logs) lives in $SERVICES_STATE_DIR and is wiped by every `start`.
+#
+# Environment:
+#   SERVICES_CACHE_DIR     default $HOME/.cache/order-service-services
+#   SERVICES_STATE_DIR     default /tmp/order-service-services
+#   FERRETDB_PORT          default 27018
+#   KAFKA_PORT             default 9092
+#   KAFKA_CONTROLLER_PORT  default 9093
+#   KAFKA_HEAP_OPTS        default "-Xms256m -Xmx512m"
+#   SERVICES_START_TIMEOUT seconds to wait for each server, default 120
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KAFKA_POM="$SCRIPT_DIR/kafka/pom.xml"
+KAFKA_LOG4J="$SCRIPT_DIR/kafka/log4j.properties"
+
+CACHE_DIR="${SERVICES_CACHE_DIR:-$HOME/.cache/order-service-services}"
+STATE_DIR="${SERVICES_STATE_DIR:-/tmp/order-service-services}"
+FERRETDB_PORT="${FERRETDB_PORT:-27018}"
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+START_TIMEOUT="${SERVICES_START_TIMEOUT:-120}"
+STOP_TIMEOUT=30
+
+FERRETDB_MODULE="github.com/FerretDB/FerretDB"
+FERRETDB_VERSION="v1.24.2"
+FERRETDB_BIN="$CACHE_DIR/ferretdb-$FERRETDB_VERSION/bin/ferretdb"
+
+FERRETDB_PID="$STATE_DIR/ferretdb.pid"
+FERRETDB_LOG="$STATE_DIR/ferretdb/ferretdb.log"
+KAFKA_PID="$STATE_DIR/kafka.pid"
+KAFKA_LOG_DIR="$STATE_DIR/kafka/logs"
+KAFKA_SERVER_LOG="$KAFKA_LOG_DIR/server.log"
+KAFKA_OUT="$STATE_DIR/kafka/kafka.out"
+
+log() { printf '[services] %s\n' "$*" >&2; }
+die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- helpers --
+
+# is_running PIDFILE PATTERN: the pid in PIDFILE is alive and its command
+# line contains PATTERN (guards against recycled pids).
+is_running() {
+  local pidfile=$1 pattern=$2 pid
+  [[ -f $pidfile ]] || return 1
+  pid=$(<"$pidfile")
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$pattern"
+}
+
+port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# mongo_ping PORT: sends OP_MSG {ping: 1, $db: "admin"} and expects {ok: 1.0}.
+mongo_ping() {
+  local out
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  out=$(timeout 5 bash -c '
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf "\x33\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\xdd\x07\x00\x00\x00\x00\x00\x00\x00\x1e\x00\x00\x00\x10ping\x00\x01\x00\x00\x00\x02\$db\x00\x06\x00\x00\x00admin\x00\x00" >&3
+    len=$(dd bs=1 count=4 <&3 2>/dev/null | od -An -tu4 | tr -d " ")
+    [[ $len =~ ^[0-9]+$ ]] && (( len > 4 && len < 65536 )) || exit 1
+    dd bs=1 count=$((len - 4)) <&3 2>/dev/null | od -An -tx1 | tr -d " \n"
+  ' _ "$1" 2>/dev/null) || return 1
+  # "ok" as a double 1.0: 0x01 'o' 'k' 0x00 00 00 00 00 00 00 f0 3f
+  [[ $out == *016f6b00000000000000f03f* ]]
+}
+
+# kafka_probe PORT: sends ApiVersions v0 (correlation id 42), expects error 0.
+kafka_probe() {
+  local out
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  out=$(timeout 5 bash -c '
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf "\x00\x00\x00\x0f\x00\x12\x00\x00\x00\x00\x00\x2a\x00\x05probe" >&3
+    dd bs=1 count=10 <&3 2>/dev/null | od -An -tx1 | tr -d " \n"
+  ' _ "$1" 2>/dev/null) || return 1
+  # size(4 bytes) | correlation id 42 | error_code 0
+  [[ ${out:8:12} == "0000002a0000" ]]
+}
+
+show_log_tail() {
+  local f
+  for f in "$@"; do
+    [[ -s $f ]] || continue
+    printf '[services] ---- last lines of %s ----\n' "$f" >&2
+    tail -n 60 "$f" >&2
+    printf '[services] ---- end of %s ----\n' "$f" >&2
+  done
+}
+
+find_java() {
+  if [[ -n ${JAVA_HOME:-} && -x $JAVA_HOME/bin/java ]]; then
+    echo "$JAVA_HOME/bin/java"
+  elif command -v java >/dev/null 2>&1; then
+    command -v java
+  else
+    die "java not found (need Java 11+; set JAVA_HOME or put java on PATH)"
+  fi
+}
+
+# ------------------------------------------------------------------ build --
+
+ensure_ferretdb() {
+  if [[ -x $FERRETDB_BIN ]]; then
+    return 0
+  fi
+  command -v go >/dev/null 2>&1 || die "go not found on PATH (needed to build FerretDB)"
+  log "building FerretDB $FERRETDB_VERSION (first run only, takes a few minutes)..."
+
+  local top="$CACHE_DIR/ferretdb-$FERRETDB_VERSION"
+  local work="$top/build.$$"
+  mkdir -p "$top/bin"
+  rm -rf "$work"
+  mkdir -p "$work"
+
+  # `go install $FERRETDB_MODULE/cmd/ferretdb@$FERRETDB_VERSION` is not used on
+  # purpose: the module as published lacks build/version/version.txt, and a
+  # binary built from it panics at startup ("Invalid build/version/version.txt
+  # file content"). So fetch the module source, add the version file, build.
+  local json dir commit
+  json=$(cd "$work" && GOFLAGS='' GO111MODULE=on go mod download -json "$FERRETDB_MODULE@$FERRETDB_VERSION") \
+    || die "go mod download $FERRETDB_MODULE@$FERRETDB_VERSION failed"
+  dir=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' | head -n 1)
+  commit=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Hash": "\([0-9a-f]\{40\}\)",\{0,1\}$/\1/p' | head -n 1)
+  [[ -n $dir && -f $dir/go.mod ]] || die "could not locate FerretDB module source (go mod download output: $json)"
+
+  cp -R "$dir" "$work/src"
+  chmod -R u+w "$work/src"
+  echo "$FERRETDB_VERSION" >"$work/src/build/version/version.txt"
+  [[ -z $commit ]] || echo "$commit" >"$work/src/build/version/commit.txt"
+
+  (cd "$work/src" && GOFLAGS='' GO111MODULE=on CGO_ENABLED=0 \
+    go build -buildvcs=false -trimpath -o "$work/ferretdb" ./cmd/ferretdb) \
+    || die "building FerretDB failed"
+  "$work/ferretdb" --version >/dev/null || die "the freshly built FerretDB does not run"
+
+  mv -f "$work/ferretdb" "$FERRETDB_BIN"
+  chmod -R u+w "$work" 2>/dev/null || true
+  rm -rf "$work"
+  log "FerretDB built: $FERRETDB_BIN"
+}
+
+# Sets KAFKA_LIBS to a directory holding the broker's jars; resolved once per
+# content of scripts/kafka/pom.xml.
+ensure_kafka() {
+  [[ -f $KAFKA_POM ]] || die "missing $KAFKA_POM"
+  local hash
+  hash=$(sha256sum "$KAFKA_POM" | cut -c1-16)
+  KAFKA_LIBS="$CACHE_DIR/kafka-$hash/libs"
+  if [[ -f $CACHE_DIR/kafka-$hash/.complete ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null 2>&1 || die "mvn not found on PATH (needed to fetch Kafka)"
+  log "fetching Kafka jars from Maven Central (first run only)..."
+  rm -rf "$KAFKA_LIBS.tmp"
+  mkdir -p "$KAFKA_LIBS.tmp"
+  # (sed strips the stray colour escapes Debian's mvn prints even in -B -q mode)
+  mvn -B -q -Dstyle.color=never -f "$KAFKA_POM" dependency:copy-dependencies \
+    -DoutputDirectory="$KAFKA_LIBS.tmp" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2 \
+    || die "mvn dependency:copy-dependencies failed"
+  compgen -G "$KAFKA_LIBS.tmp/kafka_2.13-*.jar" >/dev/null || die "kafka_2.13 jar missing after mvn"
+  rm -rf "$KAFKA_LIBS"
+  mv "$KAFKA_LIBS.tmp" "$KAFKA_LIBS"
+  # keep the pom's target/ (if any) out of the repo
+  rm -rf "$SCRIPT_DIR/kafka/target"
+  touch "$CACHE_DIR/kafka-$hash/.complete"
+  log "Kafka jars cached in $KAFKA_LIBS"
+}
+
+# ------------------------------------------------------------------ start --
+
+start_ferretdb() {
+  local dir="$STATE_DIR/ferretdb"
+  rm -rf "$dir"
+  mkdir -p "$dir/data" "$dir/state"
+  if port_open "$FERRETDB_PORT"; then
+    die "port 127.0.0.1:$FERRETDB_PORT is already in use (set FERRETDB_PORT to another port)"
+  fi
+  log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT..."
+  nohup "$FERRETDB_BIN" \
+    --handler=sqlite \
+    --sqlite-url="file:$dir/data/" \
+    --state-dir="$dir/state" \
+    --listen-addr="127.0.0.1:$FERRETDB_PORT" \
+    --debug-addr=- \
+    --telemetry=disable \
+    --log-level=info \
+    >"$FERRETDB_LOG" 2>&1 </dev/null &
+  echo $! >"$FERRETDB_PID"
+}
+
+wait_ferretdb() {
+  local deadline=$((SECONDS + START_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if ! is_running "$FERRETDB_PID" ferretdb; then
+      show_log_tail "$FERRETDB_LOG"
+      die "FerretDB exited during startup"
+    fi
+    if mongo_ping "$FERRETDB_PORT"; then
+      log "FerretDB is up (pid $(<"$FERRETDB_PID")): mongodb://127.0.0.1:$FERRETDB_PORT/"
+      return 0
+    fi
+    sleep 0.5
+  done
+  show_log_tail "$FERRETDB_LOG"
+  die "FerretDB did not answer a ping on 127.0.0.1:$FERRETDB_PORT within ${START_TIMEOUT}s"
+}
+
+random_cluster_id() {
+  # Kafka Uuid: 16 random bytes, URL-safe base64 without padding (22 chars).
+  local id
+  while :; do
+    id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+    [[ ${#id} -eq 22 && $id != -* && $id != AAAAAAAAAAAAAAAAAAAAAA && $id != AAAAAAAAAAAAAAAAAAAAAQ ]] && break
+  done
+  echo "$id"
+}
+
+start_kafka() {
+  local java dir="$STATE_DIR/kafka" props cluster_id
+  java=$(find_java)
+  rm -rf "$dir"
+  mkdir -p "$dir/data" "$KAFKA_LOG_DIR"
+  local p
+  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    if port_open "$p"; then
+      die "port 127.0.0.1:$p is already in use (set KAFKA_PORT / KAFKA_CONTROLLER_PORT)"
+    fi
+  done
+
+  props="$dir/server.properties"
+  cat >"$props" <<EOF
+# generated by scripts/services.sh
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$dir/data
+num.partitions=3
+default.replication.factor=1
+min.insync.replicas=1
+auto.create.topics.enable=true
+delete.topic.enable=true
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=10
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=10
+group.initial.rebalance.delay.ms=0
+num.network.threads=2
+num.io.threads=4
+num.recovery.threads.per.data.dir=1
+log.retention.hours=24
+EOF
+
+  local jvm_common=(-cp "$KAFKA_LIBS/*" -Djava.awt.headless=true
+    "-Dlog4j.configuration=file:$KAFKA_LOG4J" "-Dkafka.logs.dir=$KAFKA_LOG_DIR")
+
+  cluster_id=$(random_cluster_id)
+  log "formatting Kafka storage (cluster id $cluster_id)..."
+  if ! "$java" -Xmx256m -XX:TieredStopAtLevel=1 "${jvm_common[@]}" -Dkafka.log.file=tools.log \
+    kafka.tools.StorageTool format --ignore-formatted -t "$cluster_id" -c "$props" \
+    >"$dir/format.out" 2>&1; then
+    show_log_tail "$dir/format.out" "$KAFKA_LOG_DIR/tools.log"
+    die "Kafka StorageTool format failed"
+  fi
+
+  log "starting Kafka on 127.0.0.1:$KAFKA_PORT (controller 127.0.0.1:$KAFKA_CONTROLLER_PORT)..."
+  # shellcheck disable=SC2086
+  nohup "$java" $KAFKA_HEAP_OPTS -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    "${jvm_common[@]}" -Dkafka.log.file=server.log \
+    kafka.Kafka "$props" \
+    >"$KAFKA_OUT" 2>&1 </dev/null &
+  echo $! >"$KAFKA_PID"
+}
+
+wait_kafka() {
+  local deadline=$((SECONDS + START_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if ! is_running "$KAFKA_PID" kafka.Kafka; then
+      show_log_tail "$KAFKA_OUT" "$KAFKA_SERVER_LOG"
+      die "Kafka exited during startup"
+    fi
+    if grep -q 'Kafka Server started' "$KAFKA_SERVER_LOG" 2>/dev/null && kafka_probe "$KAFKA_PORT"; then
+      log "Kafka is up (pid $(<"$KAFKA_PID")): 127.0.0.1:$KAFKA_PORT"
+      return 0
+    fi
+    sleep 1
+  done
+  show_log_tail "$KAFKA_OUT" "$KAFKA_SERVER_LOG"
+  die "Kafka did not come up on 127.0.0.1:$KAFKA_PORT within ${START_TIMEOUT}s"
+}
+
+cmd_start() {
+  if is_running "$FERRETDB_PID" ferretdb && is_running "$KAFKA_PID" kafka.Kafka; then
+    if mongo_ping "$FERRETDB_PORT" && kafka_probe "$KAFKA_PORT"; then
+      log "already running (FerretDB pid $(<"$FERRETDB_PID"), Kafka pid $(<"$KAFKA_PID")); use 'stop' first for a clean start"
+      return 0
+    fi
+  fi
+  if is_running "$FERRETDB_PID" ferretdb || is_running "$KAFKA_PID" kafka.Kafka; then
+    log "services only partly running or not answering; restarting both"
+  fi
+  cmd_stop quiet
+
+  local p
+  for p in "$FERRETDB_PORT" "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    if port_open "$p"; then
+      die "port 127.0.0.1:$p is already in use by another process (see FERRETDB_PORT, KAFKA_PORT, KAFKA_CONTROLLER_PORT)"
+    fi
+  done
+
+  mkdir -p "$CACHE_DIR" "$STATE_DIR"
+  ensure_ferretdb
+  ensure_kafka
+
+  # If anything below fails (die exits), do not leave half of the services behind.
+  trap 'rc=$?; if ((rc != 0)); then log "start failed, stopping what was started"; cmd_stop quiet; fi' EXIT
+  start_ferretdb
+  start_kafka
+  wait_ferretdb
+  wait_kafka
+  trap - EXIT
+  log "all services up; state in $STATE_DIR"
+}
+
+# ------------------------------------------------------------------- stop --
+
+# stop_one NAME PIDFILE PATTERN
+stop_one() {
+  local name=$1 pidfile=$2 pattern=$3 pid i
+  if ! is_running "$pidfile" "$pattern"; then
+    rm -f "$pidfile"
+    return 1
+  fi
+  pid=$(<"$pidfile")
+  log "stopping $name (pid $pid)..."
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < STOP_TIMEOUT * 4; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.25
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "$name did not stop within ${STOP_TIMEOUT}s, sending KILL"
+    kill -KILL "$pid" 2>/dev/null || true
+    for ((i = 0; i < 40; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.25
+    done
+  fi
+  rm -f "$pidfile"
+  return 0
+}
+
+cmd_stop() {
+  local quiet=${1:-} stopped=0
+  # Kafka first: its shutdown is the slow one, FerretDB is independent.
+  stop_one Kafka "$KAFKA_PID" kafka.Kafka && stopped=1
+  stop_one FerretDB "$FERRETDB_PID" ferretdb && stopped=1
+  if [[ -z $quiet ]]; then
+    if ((stopped)); then log "stopped"; else log "nothing was running"; fi
+  fi
+}
+
+# ----------------------------------------------------------------- status --
+
+cmd_status() {
+  local rc=0
+  if is_running "$FERRETDB_PID" ferretdb; then
+    if mongo_ping "$FERRETDB_PORT"; then
+      echo "ferretdb: running (pid $(<"$FERRETDB_PID"), mongodb://127.0.0.1:$FERRETDB_PORT/)"
+    else
+      echo "ferretdb: process alive (pid $(<"$FERRETDB_PID")) but not answering on 127.0.0.1:$FERRETDB_PORT"
+      rc=1
+    fi
+  else
+    echo "ferretdb: stopped"
+    rc=1
+  fi
+  if is_running "$KAFKA_PID" kafka.Kafka; then
+    if kafka_probe "$KAFKA_PORT"; then
+      echo "kafka: running (pid $(<"$KAFKA_PID"), 127.0.0.1:$KAFKA_PORT)"
+    else
+      echo "kafka: process alive (pid $(<"$KAFKA_PID")) but not answering on 127.0.0.1:$KAFKA_PORT"
+      rc=1
+    fi
+  else
+    echo "kafka: stopped"
+    rc=1
+  fi
+  return "$rc"
+}
+
+cmd_env() {
+  echo "export MONGODB_URL=mongodb://127.0.0.1:$FERRETDB_PORT/"
+  echo "export KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"
+}
+
+usage() {
+  cat >&2 <<EOF
+usage: $0 start|stop|status|env
+  start   build/fetch (cached) and start FerretDB + Kafka, wait until both answer
+  stop    stop both (TERM, then KILL after ${STOP_TIMEOUT}s); safe when nothing runs
+  status  show state; exit 0 only if both are up and answering
+  env     print export lines: eval "\$($0 env)"
+EOF
+}
+
+case "${1:-}" in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  env) cmd_env ;;
+  -h | --help | help) usage ;;
+  *) usage; exit 2 ;;
+esac

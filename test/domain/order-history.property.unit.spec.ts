@@ -1,0 +1,121 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { replay } from '../../domain/decider.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { orderDecider } from '../../domain/order/order-decider.ts';
+import type { Order, OrderCommand, OrderEvent, OrderStatus } from '../../domain/order/order.ts';
+import { at, line, orderId, placeOrder } from '../support/order-fixtures.ts';
+
+/**
+ * The lifecycle of service spec section 3, written out independently of the decider:
+ * which status each event moves an order to, from which statuses.
+ */
+const legalMoves: Record<OrderEvent['type'], { from: (OrderStatus | 'none')[]; to: OrderStatus | 'same' }> = {
+  OrderPlaced: { from: ['none'], to: 'pending' },
+  OrderConfirmed: { from: ['pending'], to: 'confirmed' },
+  OrderShipped: { from: ['confirmed'], to: 'shipped' },
+  OrderDelivered: { from: ['shipped'], to: 'delivered' },
+  OrderCancelled: { from: ['pending', 'confirmed'], to: 'cancelled' },
+  PaymentReceived: { from: ['pending', 'confirmed', 'shipped', 'delivered'], to: 'same' },
+};
+
+const assertLegalHistory = (history: OrderEvent[]) => {
+  let status: OrderStatus | 'none' = 'none';
+  for (const event of history) {
+    const move = legalMoves[event.type];
+    expect(move.from, `${event.type} from ${status}`).toContain(status);
+    if (move.to !== 'same') status = move.to;
+  }
+};
+
+const timestamp = fc.integer({ min: 0, max: 59 }).map(at);
+
+const command: fc.Arbitrary<OrderCommand> = fc.oneof(
+  fc
+    .array(
+      fc.record({
+        productId: fc.constantFrom('p-1', 'p-2', 'p-3'),
+        quantity: fc.integer({ min: -2, max: 1000 }),
+        price: fc.integer({ min: 0, max: 100_000 }),
+      }),
+      { maxLength: 4 },
+    )
+    .map((lines) => placeOrder(lines.map((l) => line(l.productId, l.quantity, l.price)))),
+  timestamp.map((confirmedAt): OrderCommand => ({ type: 'ConfirmOrder', data: { orderId, confirmedAt } })),
+  timestamp.map((shippedAt): OrderCommand => ({ type: 'ShipOrder', data: { orderId, shippedAt } })),
+  timestamp.map((deliveredAt): OrderCommand => ({ type: 'DeliverOrder', data: { orderId, deliveredAt } })),
+  fc.tuple(timestamp, fc.option(fc.string({ maxLength: 20 }))).map(([cancelledAt, reason]): OrderCommand => ({
+    type: 'CancelOrder',
+    data: { orderId, reason, cancelledAt },
+  })),
+  fc
+    .tuple(
+      timestamp,
+      fc.integer({ min: -10, max: 10_000 }),
+      fc.constantFrom('EUR', 'USD'),
+      fc.constantFrom('a', 'b'),
+    )
+    .map(([receivedAt, amountMinor, currency, paymentId]): OrderCommand => ({
+      type: 'RecordPayment',
+      data: { orderId, paymentId, amount: { amountMinor, currency }, reference: 'ref', receivedAt },
+    })),
+);
+
+/** Runs commands the way a command handler does: decide on the current state, keep the events, skip refusals. */
+const run = (commands: OrderCommand[]): { history: OrderEvent[]; state: Order } => {
+  let state = orderDecider.initialState();
+  const history: OrderEvent[] = [];
+  for (const cmd of commands) {
+    let events: OrderEvent[];
+    try {
+      events = orderDecider.decide(cmd, state);
+    } catch (error) {
+      if (error instanceof DomainError) continue;
+      throw error;
+    }
+    for (const event of events) state = orderDecider.evolve(state, event);
+    history.push(...events);
+  }
+  return { history, state };
+};
+
+describe('order histories (property-based)', () => {
+  it('random sequences of commands never produce a history the state machine forbids', () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 30 }), (commands) => {
+        assertLegalHistory(run(commands).history);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('replaying any history rebuilds the same state', () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 30 }), (commands) => {
+        const { history, state } = run(commands);
+        expect(replay(orderDecider, history)).toEqual(state);
+        // and the history survives the trip through JSON that every event store makes
+        expect(replay(orderDecider, JSON.parse(JSON.stringify(history)) as OrderEvent[])).toEqual(state);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the generator reaches every status, so the properties above are not vacuous', () => {
+    const reached = new Set<string>();
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 30 }), (commands) => {
+        reached.add(run(commands).state.status);
+      }),
+      { numRuns: 2000, seed: 42 },
+    );
+    expect([...reached].sort()).toEqual([
+      'cancelled',
+      'confirmed',
+      'delivered',
+      'none',
+      'pending',
+      'shipped',
+    ]);
+  });
+});

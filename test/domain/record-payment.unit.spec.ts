@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { InvariantViolationError } from '../../domain/errors.ts';
+import { amountPaid, orderDecider } from '../../domain/order/order-decider.ts';
+import { InvalidStateTransitionError } from '../../domain/order/order-errors.ts';
+import type { OrderCommand, OrderEvent, OrderStatus } from '../../domain/order/order.ts';
+import { replay } from '../../domain/decider.ts';
+import { deciderSpecification } from '../support/decider-specification.ts';
+import { at, historyIn, orderId } from '../support/order-fixtures.ts';
+
+const spec = deciderSpecification(orderDecider);
+
+const recordPayment = (amountMinor: number, currency = 'EUR', paymentId = 'pay-1'): OrderCommand => ({
+  type: 'RecordPayment',
+  data: { orderId, paymentId, amount: { amountMinor, currency }, reference: 'bank-42', receivedAt: at(20) },
+});
+
+const paymentReceived = (amountMinor: number, paymentId = 'pay-1'): OrderEvent => ({
+  type: 'PaymentReceived',
+  data: {
+    orderId,
+    paymentId,
+    amount: { amountMinor, currency: 'EUR' },
+    reference: 'bank-42',
+    receivedAt: at(20),
+  },
+});
+
+describe('recording a payment', () => {
+  it.each<OrderStatus>(['pending', 'confirmed', 'shipped', 'delivered'])(
+    'is accepted on a %s order',
+    (status) => {
+      spec
+        .given(historyIn(status))
+        .when(recordPayment(4498))
+        .then([paymentReceived(4498)]);
+    },
+  );
+
+  it('is refused on a cancelled order', () => {
+    spec.given(historyIn('cancelled')).when(recordPayment(4498)).thenThrows(InvalidStateTransitionError, {
+      currentStatus: 'cancelled',
+      attemptedAction: 'record-payment',
+    });
+  });
+
+  it("must be in the order's currency and positive", () => {
+    spec
+      .given(historyIn('pending'))
+      .when(recordPayment(0, 'USD'))
+      .thenThrows(InvariantViolationError, {
+        violations: [
+          { field: 'amount.currency', message: "must be the order's currency EUR" },
+          { field: 'amount.amount', message: 'must be greater than 0' },
+        ],
+      });
+  });
+
+  it('does not record the same payment twice', () => {
+    spec
+      .given([...historyIn('pending'), paymentReceived(1000)])
+      .when(recordPayment(1000))
+      .thenThrows(InvariantViolationError, {
+        violations: [{ field: 'paymentId', message: 'payment already recorded' }],
+      });
+  });
+
+  it('adds up what was paid without changing the status', () => {
+    const state = replay(orderDecider, [
+      ...historyIn('confirmed'),
+      paymentReceived(1000),
+      paymentReceived(498, 'pay-2'),
+    ]);
+    expect(state.status).toBe('confirmed');
+    if (state.status === 'none') throw new Error('order should exist');
+    expect(amountPaid(state)).toEqual({ amountMinor: 1498, currency: 'EUR' });
+  });
+});
