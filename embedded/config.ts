@@ -1,11 +1,7 @@
 import { z } from 'zod';
+import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
-
-const publicUrls = (publicBaseUrl: string, errorTypeBase: string | undefined) => ({
-  publicBaseUrl: withoutTrailingSlash(publicBaseUrl),
-  errorTypeBase: withoutTrailingSlash(errorTypeBase ?? `${withoutTrailingSlash(publicBaseUrl)}/problems`),
-});
 
 /** The embedded default's environment. Every variable has a default, so `npm start` needs none. */
 export const embeddedConfigSchema = z
@@ -21,14 +17,23 @@ export const embeddedConfigSchema = z
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** Prefix of problem `type` URIs ({error_type_base} of the spec); default PUBLIC_BASE_URL/problems. */
     ERROR_TYPE_BASE: z.url().optional(),
+    /** Create one demo user per role, with random passwords shown once, when there is no user yet. */
+    SEED_DEMO_USERS: z.enum(['true', 'false']).default('true'),
+    ...identityEnvironment,
   })
-  .transform((env) => ({
-    port: env.PORT,
-    host: env.HOST,
-    dataDir: env.DATA_DIR,
-    eventLogDurability: env.EVENT_LOG_DURABILITY,
-    logLevel: env.LOG_LEVEL,
-    ...publicUrls(env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`, env.ERROR_TYPE_BASE),
-  }));
+  .transform((env) => {
+    const publicBaseUrl = withoutTrailingSlash(env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`);
+    return {
+      port: env.PORT,
+      host: env.HOST,
+      dataDir: env.DATA_DIR,
+      eventLogDurability: env.EVENT_LOG_DURABILITY,
+      logLevel: env.LOG_LEVEL,
+      publicBaseUrl,
+      errorTypeBase: withoutTrailingSlash(env.ERROR_TYPE_BASE ?? `${publicBaseUrl}/problems`),
+      seedDemoUsers: env.SEED_DEMO_USERS === 'true',
+      identity: identityConfig(env, publicBaseUrl),
+    };
+  });
 
 export type EmbeddedConfig = z.infer<typeof embeddedConfigSchema>;

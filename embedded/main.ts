@@ -1,5 +1,6 @@
 // Composition root of the embedded default: `npm start`.
 import { pino } from 'pino';
+import { systemClock } from '../infrastructure/clock.ts';
 import { ConfigurationError, parseConfig } from '../infrastructure/config/parse-config.ts';
 import { embeddedConfigSchema } from './config.ts';
 import { startEmbedded } from './start.ts';
@@ -7,7 +8,12 @@ import { startEmbedded } from './start.ts';
 const main = async () => {
   const config = parseConfig(embeddedConfigSchema, process.env);
   const logger = pino({ level: config.logLevel });
-  const service = await startEmbedded({ config, logger });
+  const service = await startEmbedded({
+    config,
+    logger,
+    clock: systemClock,
+    announce: (text) => process.stderr.write(`${text}\n`),
+  });
 
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {

@@ -1,34 +1,65 @@
 import { join } from 'node:path';
-import express from 'express';
 import type { Logger } from 'pino';
+import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
+import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
+import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
+import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
+import type { Clock } from '../infrastructure/clock.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
-import { errorHandler, notFoundHandler } from '../infrastructure/http/problem-details.ts';
+import { createHttpApp } from '../infrastructure/http/create-app.ts';
+import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
+import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import type { EmbeddedConfig } from './config.ts';
 
-export type EmbeddedDeps = { config: EmbeddedConfig; logger: Logger };
+export type EmbeddedDeps = {
+  config: EmbeddedConfig;
+  logger: Logger;
+  clock: Clock;
+  /** Where one-time notices for the operator go (the demo credentials): stderr, never the log. */
+  announce: (text: string) => void;
+};
 
 export type RunningService = { url: string; stop: () => Promise<void> };
 
 /**
- * The embedded default: every service of the project in this one process, on one port, over the
- * node:sqlite event log under DATA_DIR. Later issues mount the command API, query API, projections and
- * webhook dispatcher here; for now it opens the event log and answers the liveness probe.
+ * The embedded default: every service of the project in this one process, on one port. The event log is
+ * `DATA_DIR/events.sqlite`; users, tokens and (later) the read models are `DATA_DIR/read-store.sqlite`.
  */
-export const startEmbedded = async ({ config, logger }: EmbeddedDeps): Promise<RunningService> => {
+export const startEmbedded = async ({
+  config,
+  logger,
+  clock,
+  announce,
+}: EmbeddedDeps): Promise<RunningService> => {
   const eventStore = createSqliteEventStore({
     path: join(config.dataDir, 'events.sqlite'),
     durability: config.eventLogDurability,
   });
+  const readStore = openDatabase({ path: join(config.dataDir, 'read-store.sqlite') });
+  const users = createSqliteUserStore(readStore);
+  const refreshTokens = createSqliteRefreshTokenStore(readStore);
 
-  const app = express();
-  app.disable('x-powered-by');
-  const { errorTypeBase } = config;
-  app.get('/health', (_request, response) => {
-    response.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  if (config.seedDemoUsers) {
+    const credentials = await seedDemoUsers(users, clock);
+    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
+  }
+
+  const identity = createIdentityModule({
+    users,
+    refreshTokens,
+    signingKey: resolveSigningKey(config.identity, join(config.dataDir, 'keys', 'jwt-signing-key.pem')),
+    config: config.identity,
+    clock,
   });
-  app.use(notFoundHandler(errorTypeBase));
-  app.use(errorHandler(errorTypeBase, logger));
+
+  const app = createHttpApp({
+    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
+    logger,
+    trustProxy: config.identity.trustProxy,
+    routers: [healthRoutes(), ...identity.routers],
+    errorMappers: [...identity.errorMappers],
+  });
 
   const http = await listen(app, config.port, config.host);
   logger.info({ url: http.url, dataDir: config.dataDir }, 'embedded service listening');
@@ -38,6 +69,7 @@ export const startEmbedded = async ({ config, logger }: EmbeddedDeps): Promise<R
     async stop() {
       await http.close();
       await eventStore.close();
+      readStore.close();
       logger.info('embedded service stopped');
     },
   };

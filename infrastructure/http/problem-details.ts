@@ -1,4 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { InvariantViolationError } from '../../domain/errors.ts';
+import { ApiError, UnauthorizedError } from './api-error.ts';
+import { problemKinds, type ProblemKind } from './problem-kinds.ts';
 
 /** RFC 9457 problem details, as spec section 2.3 lists them; extension members ride along. */
 export type ProblemDetails = {
@@ -11,63 +15,120 @@ export type ProblemDetails = {
   [extension: string]: unknown;
 };
 
-export const sendProblem = (response: Response, problem: ProblemDetails): void => {
-  response.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+export type ProblemSettings = {
+  /** `{error_type_base}`: problem types are `${errorTypeBase}/${kind}`. */
+  errorTypeBase: string;
+  /** The realm of WWW-Authenticate challenges. */
+  realm: string;
 };
 
-/** Builds problems whose `type` is `{errorTypeBase}/{kind}` (service spec, section 7). */
-export const problemFactory = (errorTypeBase: string) => ({
-  problem: (
-    kind: string,
-    title: string,
-    status: number,
-    extra: Partial<ProblemDetails> = {},
-  ): ProblemDetails => ({
-    type: `${errorTypeBase}/${kind}`,
-    title,
-    status,
-    ...extra,
-  }),
+export const problem = (
+  errorTypeBase: string,
+  kind: ProblemKind,
+  detail: string,
+  instance: string,
+  extensions: Record<string, unknown> = {},
+): ProblemDetails => ({
+  type: `${errorTypeBase}/${kind}`,
+  title: problemKinds[kind].title,
+  status: problemKinds[kind].status,
+  detail,
+  instance,
+  ...extensions,
 });
 
-export type Logger = {
-  error: (object: Record<string, unknown>, message: string) => void;
+export const sendProblem = (
+  response: Response,
+  body: ProblemDetails,
+  headers: Record<string, string> = {},
+): void => {
+  response.set(headers).status(body.status).type('application/problem+json').send(JSON.stringify(body));
 };
+
+/** Errors of body-parser (express.json / express.urlencoded) that are the client's fault. */
+const bodyParserProblem = (error: { type?: string; status?: number }): ApiError | undefined => {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new ApiError('validation-failed', 'The request body is not valid JSON.', {
+        extensions: { errors: [{ field: 'body', message: 'malformed JSON' }] },
+      });
+    case 'entity.too.large':
+      return new ApiError('payload-too-large', 'The request body exceeds 100 kB.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('unsupported-media-type', 'The body encoding or charset is not supported.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+    case 'parameters.too.many':
+      return new ApiError('validation-failed', 'The request body could not be read.', {
+        extensions: { errors: [{ field: 'body', message: 'unreadable body' }] },
+      });
+    default:
+      return undefined;
+  }
+};
+
+/** Turns an error of some module (a port, the domain) into its HTTP answer, or says it does not know it. */
+export type ErrorMapper = (error: unknown) => ApiError | undefined;
+
+const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError | undefined => {
+  if (error instanceof ApiError) return error;
+  for (const map of mappers) {
+    const mapped = map(error);
+    if (mapped) return mapped;
+  }
+  if (error instanceof InvariantViolationError) {
+    return new ApiError('validation-failed', error.message, { extensions: { errors: error.violations } });
+  }
+  if (typeof error === 'object' && error !== null) return bodyParserProblem(error);
+  return undefined;
+};
+
+/** The one place errors become HTTP answers. Route handlers never catch. */
+export const errorHandler =
+  (
+    { errorTypeBase, realm }: ProblemSettings,
+    logger: Logger,
+    mappers: readonly ErrorMapper[] = [],
+  ): ErrorRequestHandler =>
+  (error: unknown, request, response, next) => {
+    if (response.headersSent) return next(error);
+    const instance = request.path;
+    const apiError = asApiError(error, mappers);
+    if (!apiError) {
+      logger.error({ err: error, method: request.method, path: instance }, 'request failed');
+      return sendProblem(
+        response,
+        problem(errorTypeBase, 'internal', 'The server could not complete the request.', instance),
+      );
+    }
+    const headers = { ...apiError.headers };
+    if (apiError instanceof UnauthorizedError) {
+      headers['WWW-Authenticate'] = apiError.invalidToken
+        ? `Bearer realm="${realm}", error="invalid_token"`
+        : `Bearer realm="${realm}"`;
+    }
+    sendProblem(
+      response,
+      problem(errorTypeBase, apiError.kind, apiError.message, instance, apiError.extensions),
+      headers,
+    );
+  };
 
 export const notFoundHandler =
   (errorTypeBase: string): RequestHandler =>
   (request, response) => {
     sendProblem(
       response,
-      problemFactory(errorTypeBase).problem('not-found', 'Not Found', 404, {
-        detail: `No resource at ${request.path}`,
-        instance: request.path,
-      }),
+      problem(errorTypeBase, 'not-found', `No resource at ${request.path}`, request.path),
     );
   };
 
-/** The last middleware: whatever escaped becomes a 500 problem with no internals; the log gets the error. */
-export const errorHandler =
-  (errorTypeBase: string, logger: Logger): ErrorRequestHandler =>
-  (error: unknown, request, response, next) => {
-    if (response.headersSent) return next(error);
-    const status = (error as { status?: number; type?: string }).status;
-    if (status === 400 && (error as { type?: string }).type === 'entity.parse.failed') {
-      return sendProblem(
-        response,
-        problemFactory(errorTypeBase).problem('validation-failed', 'Bad Request', 400, {
-          detail: 'The request body is not valid JSON.',
-          instance: request.path,
-          errors: [{ field: 'body', message: 'malformed JSON' }],
-        }),
-      );
-    }
-    logger.error({ err: error, path: request.path, method: request.method }, 'request failed');
-    sendProblem(
-      response,
-      problemFactory(errorTypeBase).problem('internal', 'Internal Server Error', 500, {
-        detail: 'The server could not complete the request.',
-        instance: request.path,
-      }),
-    );
-  };
+/** GET {error_type_base}/{kind}: what a problem type means, for humans following the URI. */
+export const problemTypeDocs: RequestHandler = (request, response, next) => {
+  const kind = request.params['kind'] as string;
+  if (!Object.hasOwn(problemKinds, kind)) return next();
+  const { status, title, description } = problemKinds[kind as ProblemKind];
+  response.set('Cache-Control', 'public, max-age=86400').json({ kind, status, title, description });
+};

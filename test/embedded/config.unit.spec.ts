@@ -12,6 +12,16 @@ describe('embedded configuration', () => {
       logLevel: 'info',
       publicBaseUrl: 'http://localhost:3000',
       errorTypeBase: 'http://localhost:3000/problems',
+      seedDemoUsers: true,
+      identity: {
+        signingKeyPem: undefined,
+        signingKeyFile: undefined,
+        issuer: 'http://localhost:3000',
+        audience: 'order-service',
+        realm: 'order-service',
+        rateLimits: { perAddress: 30, perUsername: 10, windowSeconds: 60 },
+        trustProxy: false,
+      },
     });
   });
 

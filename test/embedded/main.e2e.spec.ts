@@ -10,12 +10,16 @@ const main = fileURLToPath(new URL('../../embedded/main.ts', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'embedded-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+let demoCredentials = '';
+
 const run = (env: Record<string, string>) =>
   spawn(process.execPath, [main], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 
 describe('the embedded default as a process (npm start)', () => {
   it('starts with defaults, answers its liveness probe, and stops cleanly on SIGTERM', async () => {
     const service = run({ PORT: '0', DATA_DIR: dataDir, PUBLIC_BASE_URL: 'https://shop.example' });
+    let stderr = '';
+    service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
     const logs = createInterface({ input: service.stdout })[Symbol.asyncIterator]();
     const firstLine = JSON.parse((await logs.next()).value as string) as { msg: string; url: string };
@@ -40,6 +44,33 @@ describe('the embedded default as a process (npm start)', () => {
     service.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(existsSync(join(dataDir, 'events.sqlite'))).toBe(true);
+
+    // First start: one demo user per role, passwords shown once on stderr, never in the JSON log.
+    for (const email of ['customer@', 'customer2@', 'staff@', 'auditor@', 'admin@']) {
+      expect(stderr).toContain(`  ${email}example.com`);
+    }
+    demoCredentials = stderr;
+  });
+
+  it('keeps its users across a restart, shows no new credentials, and the demo passwords work', async () => {
+    const service = run({ PORT: '0', DATA_DIR: dataDir });
+    let stderr = '';
+    service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
+    const logs = createInterface({ input: service.stdout })[Symbol.asyncIterator]();
+    const { url } = JSON.parse((await logs.next()).value as string) as { url: string };
+
+    const [, password] = /staff@example\.com +(\S+)/.exec(demoCredentials)!;
+    const login = await fetch(`${url}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: 'staff@example.com', password }),
+    });
+    expect(login.status).toBe(200);
+
+    service.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).not.toContain('Demo users were created');
   });
 
   it('refuses to start on bad configuration, naming the variable', async () => {

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { hashPassword } from '../identity/passwords.ts';
+import { isRole, roles, type Role } from '../identity/roles.ts';
+import { EmailTakenError, type User } from '../identity/users.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import type { AdminStores } from './admin-stores.ts';
+
+/** A mistake in how the command was called: the CLI prints it with the usage and exits 64. */
+export class UsageError extends Error {
+  readonly kind = 'usage';
+}
+
+export type CommandContext = {
+  stores: AdminStores;
+  clock: Clock;
+  out: (line: string) => void;
+  /** Reads standard input to its end (for --password-stdin). */
+  readStdin: () => Promise<string>;
+};
+
+const minimumPasswordLength = 8;
+
+const parseRoles = (value: string | undefined): Role[] => {
+  if (!value) throw new UsageError('--role is required');
+  const listed = value.split(',').map((role) => role.trim());
+  const unknown = listed.filter((role) => !isRole(role));
+  if (unknown.length > 0)
+    throw new UsageError(`unknown role ${unknown.join(', ')}; roles are ${roles.join(', ')}`);
+  return [...new Set(listed as Role[])];
+};
+
+const options = {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  role: { type: 'string' },
+  name: { type: 'string' },
+} as const;
+
+const parse = (args: string[]) => {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+};
+
+const requireUser = async ({ stores }: CommandContext, email: string | undefined): Promise<User> => {
+  if (!email) throw new UsageError('--email is required');
+  const user = await stores.users.findByEmail(email);
+  if (!user) throw new UsageError(`no user with e-mail ${email}`);
+  return user;
+};
+
+const describe = (user: User) =>
+  `${user.id}  ${user.email}  ${user.name}  [${user.roles.join(', ')}]${user.disabled ? '  (disabled)' : ''}`;
+
+export const userCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
+  async 'user:add'(args, context) {
+    const values = parse(args);
+    if (!values.email || !/^[^\s@]+@[^\s@]+$/.test(values.email))
+      throw new UsageError('--email E is required');
+    if (values.password !== undefined && values['password-stdin']) {
+      throw new UsageError('give either --password or --password-stdin');
+    }
+    const password = values['password-stdin']
+      ? (await context.readStdin()).replace(/\r?\n$/, '')
+      : values.password;
+    if (!password || password.length < minimumPasswordLength) {
+      throw new UsageError(`a password of at least ${minimumPasswordLength} characters is required`);
+    }
+    const user: User = {
+      id: randomUUID(),
+      email: values.email,
+      name: values.name ?? values.email,
+      passwordHash: await hashPassword(password),
+      roles: parseRoles(values.role),
+      disabled: false,
+      createdAt: context.clock.now().toISOString(),
+    };
+    try {
+      await context.stores.users.addUser(user);
+    } catch (error) {
+      if (error instanceof EmailTakenError) throw new UsageError(error.message);
+      throw error;
+    }
+    context.out(`added ${describe({ ...user, email: user.email.toLowerCase() })}`);
+  },
+
+  async 'user:list'(args, context) {
+    parse(args);
+    for (const user of await context.stores.users.listUsers()) context.out(describe(user));
+  },
+
+  async 'user:set-role'(args, context) {
+    const values = parse(args);
+    const user = await requireUser(context, values.email);
+    const updated = await context.stores.users.setRoles(user.id, parseRoles(values.role));
+    context.out(`updated ${describe(updated!)}`);
+  },
+
+  async 'user:disable'(args, context) {
+    const values = parse(args);
+    const user = await requireUser(context, values.email);
+    const updated = await context.stores.users.setDisabled(user.id, true);
+    // Signed-in sessions end too: no refresh token of this user works any more.
+    await context.stores.refreshTokens.revokeAllOfUser(user.id, context.clock.now().toISOString());
+    context.out(`disabled ${describe(updated!)}`);
+  },
+
+  async 'user:enable'(args, context) {
+    const values = parse(args);
+    const user = await requireUser(context, values.email);
+    const updated = await context.stores.users.setDisabled(user.id, false);
+    context.out(`enabled ${describe(updated!)}`);
+  },
+};

@@ -1,0 +1,46 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../infrastructure/clock.ts';
+import { hashPassword } from './passwords.ts';
+import type { Role } from './roles.ts';
+import type { UserStore } from './users.ts';
+
+const demoUsers: { email: string; name: string; roles: Role[] }[] = [
+  { email: 'customer@example.com', name: 'Demo Customer', roles: ['customer'] },
+  { email: 'customer2@example.com', name: 'Second Demo Customer', roles: ['customer'] },
+  { email: 'staff@example.com', name: 'Demo Staff', roles: ['staff'] },
+  { email: 'auditor@example.com', name: 'Demo Auditor', roles: ['auditor'] },
+  { email: 'admin@example.com', name: 'Demo Admin', roles: ['admin'] },
+];
+
+export type DemoCredentials = { email: string; password: string; roles: Role[] }[];
+
+/**
+ * On a store with no user at all, adds one demo user per role with a random password and returns the
+ * credentials, which exist nowhere else: the caller shows them once. Returns [] when users exist.
+ */
+export const seedDemoUsers = async (users: UserStore, clock: Clock): Promise<DemoCredentials> => {
+  if ((await users.countUsers()) > 0) return [];
+  const credentials: DemoCredentials = [];
+  for (const demo of demoUsers) {
+    const password = randomBytes(12).toString('base64url');
+    await users.addUser({
+      id: randomUUID(),
+      ...demo,
+      passwordHash: await hashPassword(password),
+      disabled: false,
+      createdAt: clock.now().toISOString(),
+    });
+    credentials.push({ email: demo.email, password, roles: demo.roles });
+  }
+  return credentials;
+};
+
+export const formatDemoCredentials = (credentials: DemoCredentials): string =>
+  [
+    '',
+    'Demo users were created (shown this once; add your own with `npm run admin -- user:add`):',
+    ...credentials.map(
+      ({ email, password, roles }) => `  ${email.padEnd(24)} ${password}   ${roles.join(', ')}`,
+    ),
+    '',
+  ].join('\n');

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Environment variables of the identity part, shared by every process that issues or verifies tokens. */
+export const identityEnvironment = {
+  /** The RS256 signing key as PEM text. A secret: prefer JWT_PRIVATE_KEY_FILE. */
+  JWT_PRIVATE_KEY: z.string().min(1).optional(),
+  /** Path of a PEM file holding the RS256 signing key. */
+  JWT_PRIVATE_KEY_FILE: z.string().min(1).optional(),
+  /** The `iss` of access tokens; default PUBLIC_BASE_URL. */
+  JWT_ISSUER: z.string().min(1).optional(),
+  JWT_AUDIENCE: z.string().min(1).default('order-service'),
+  AUTH_REALM: z
+    .string()
+    .regex(/^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/, 'printable ASCII without quotes or backslashes')
+    .default('order-service'),
+  AUTH_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+  AUTH_RATE_LIMIT_PER_USERNAME: z.coerce.number().int().positive().default(10),
+  AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  /** Express `trust proxy`: false (default), true, a hop count, or addresses/CIDRs of trusted proxies. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value) =>
+      value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
+    ),
+};
+
+type IdentityEnvironment = {
+  JWT_PRIVATE_KEY?: string | undefined;
+  JWT_PRIVATE_KEY_FILE?: string | undefined;
+  JWT_ISSUER?: string | undefined;
+  JWT_AUDIENCE: string;
+  AUTH_REALM: string;
+  AUTH_RATE_LIMIT_PER_ADDRESS: number;
+  AUTH_RATE_LIMIT_PER_USERNAME: number;
+  AUTH_RATE_LIMIT_WINDOW_SECONDS: number;
+  TRUST_PROXY: boolean | number | string;
+};
+
+export const identityConfig = (env: IdentityEnvironment, publicBaseUrl: string) => ({
+  signingKeyPem: env.JWT_PRIVATE_KEY,
+  signingKeyFile: env.JWT_PRIVATE_KEY_FILE,
+  issuer: env.JWT_ISSUER ?? publicBaseUrl,
+  audience: env.JWT_AUDIENCE,
+  realm: env.AUTH_REALM,
+  rateLimits: {
+    perAddress: env.AUTH_RATE_LIMIT_PER_ADDRESS,
+    perUsername: env.AUTH_RATE_LIMIT_PER_USERNAME,
+    windowSeconds: env.AUTH_RATE_LIMIT_WINDOW_SECONDS,
+  },
+  trustProxy: env.TRUST_PROXY,
+});
+
+export type IdentityConfig = ReturnType<typeof identityConfig>;

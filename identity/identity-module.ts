@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../infrastructure/clock.ts';
+import { createAccessTokenIssuer, createAccessTokenVerifier } from './access-tokens.ts';
+import type { IdentityConfig } from './identity-config.ts';
+import { identityRoutes } from './identity-routes.ts';
+import { createLoginRateLimiter } from './login-rate-limiter.ts';
+import type { RefreshTokenStore } from './refresh-tokens.ts';
+import { loadOrCreateSigningKey, signingKeyFromPem, type SigningKey } from './signing-keys.ts';
+import { createTokenService } from './token-service.ts';
+import { identityErrors, userRoutes } from './user-routes.ts';
+import type { UserStore } from './users.ts';
+
+/** The configured signing key, or, where none is configured, the one kept in `generatedKeyPath`. */
+export const resolveSigningKey = (config: IdentityConfig, generatedKeyPath: string): SigningKey => {
+  if (config.signingKeyPem) return signingKeyFromPem(config.signingKeyPem);
+  if (config.signingKeyFile) return signingKeyFromPem(readFileSync(config.signingKeyFile, 'utf8'));
+  return loadOrCreateSigningKey(generatedKeyPath);
+};
+
+/** Everything identity gives a process that issues tokens: its routes, its verifier, its error mapping. */
+export const createIdentityModule = ({
+  users,
+  refreshTokens,
+  signingKey,
+  config,
+  clock,
+}: {
+  users: UserStore;
+  refreshTokens: RefreshTokenStore;
+  signingKey: SigningKey;
+  config: IdentityConfig;
+  clock: Clock;
+}) => {
+  const audience = { issuer: config.issuer, audience: config.audience };
+  const verifier = createAccessTokenVerifier({
+    ...audience,
+    clock,
+    publicKeyFor: (kid) => (kid === signingKey.kid ? signingKey.publicKey : undefined),
+  });
+  const tokens = createTokenService({
+    users,
+    refreshTokens,
+    accessTokens: createAccessTokenIssuer({ ...audience, signingKey, clock, newId: randomUUID }),
+    clock,
+    newId: randomUUID,
+  });
+  const limiter = createLoginRateLimiter(config.rateLimits);
+  return {
+    verifier,
+    routers: [identityRoutes({ tokens, limiter, signingKey }), userRoutes({ users, verifier, clock })],
+    errorMappers: [identityErrors],
+  };
+};

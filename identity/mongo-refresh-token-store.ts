@@ -1,0 +1,49 @@
+import type { Db } from 'mongodb';
+import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-tokens.ts';
+
+type TokenDocument = Omit<RefreshTokenRecord, 'tokenHash' | 'familyRevokedAt'> & { _id: string };
+type FamilyDocument = { _id: string; userId: string; revokedAt: string | null };
+
+/**
+ * Tokens and families in two collections. A family's revocation is one document, so revoking is a single
+ * atomic write and a token issued into a revoked family is revoked too; markUsed is a conditional update.
+ */
+export const createMongoRefreshTokenStore = async (db: Db): Promise<RefreshTokenStore> => {
+  const tokens = db.collection<TokenDocument>('refresh_tokens');
+  const families = db.collection<FamilyDocument>('refresh_token_families');
+  await tokens.createIndex({ familyId: 1 }, { name: 'family' });
+  await tokens.createIndex({ expiresAt: 1 }, { name: 'expiry' });
+  await families.createIndex({ userId: 1 }, { name: 'user' });
+
+  return {
+    async save({ tokenHash, ...token }) {
+      await families.updateOne(
+        { _id: token.familyId },
+        { $setOnInsert: { userId: token.userId, revokedAt: null } },
+        { upsert: true },
+      );
+      await tokens.insertOne({ _id: tokenHash, ...token, usedAt: null });
+    },
+    async find(tokenHash) {
+      const token = await tokens.findOne({ _id: tokenHash });
+      if (!token) return null;
+      const family = await families.findOne({ _id: token.familyId });
+      const { _id, ...rest } = token;
+      return { tokenHash: _id, ...rest, familyRevokedAt: family?.revokedAt ?? null };
+    },
+    async markUsed(tokenHash, usedAt) {
+      const result = await tokens.updateOne({ _id: tokenHash, usedAt: null }, { $set: { usedAt } });
+      return result.modifiedCount === 1;
+    },
+    async revokeFamily(familyId, revokedAt) {
+      await families.updateOne({ _id: familyId, revokedAt: null }, { $set: { revokedAt } });
+    },
+    async revokeAllOfUser(userId, revokedAt) {
+      await families.updateMany({ userId, revokedAt: null }, { $set: { revokedAt } });
+    },
+    async deleteExpired(before) {
+      const result = await tokens.deleteMany({ expiresAt: { $lt: before } });
+      return result.deletedCount;
+    },
+  };
+};

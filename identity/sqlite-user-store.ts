@@ -1,0 +1,170 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { isUniqueViolation } from '../infrastructure/sqlite/open-database.ts';
+import type { Role } from './roles.ts';
+import {
+  AddressLimitError,
+  EmailTakenError,
+  maxAddressesPerUser,
+  normalizeEmail,
+  type StoredAddress,
+  type User,
+  type UserStore,
+} from './users.ts';
+
+const schema = `
+  CREATE TABLE IF NOT EXISTS users (
+    id            TEXT PRIMARY KEY,
+    email         TEXT NOT NULL UNIQUE,
+    name          TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    roles         TEXT NOT NULL,
+    disabled      INTEGER NOT NULL DEFAULT 0,
+    created_at    TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS user_addresses (
+    user_id     TEXT NOT NULL REFERENCES users (id),
+    id          TEXT NOT NULL,
+    street      TEXT NOT NULL,
+    city        TEXT NOT NULL,
+    postal_code TEXT NOT NULL,
+    country     TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (user_id, id)
+  ) WITHOUT ROWID;
+`;
+
+type UserRow = {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  roles: string;
+  disabled: number;
+  created_at: string;
+};
+type AddressRow = {
+  id: string;
+  street: string;
+  city: string;
+  postal_code: string;
+  country: string;
+  created_at: string;
+};
+
+const toUser = (row: UserRow): User => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  passwordHash: row.password_hash,
+  roles: JSON.parse(row.roles) as Role[],
+  disabled: row.disabled === 1,
+  createdAt: row.created_at,
+});
+
+const toAddress = (row: AddressRow): StoredAddress => ({
+  id: row.id,
+  street: row.street,
+  city: row.city,
+  postalCode: row.postal_code,
+  country: row.country,
+  createdAt: row.created_at,
+});
+
+/** Users and addresses in the embedded read store (a node:sqlite connection shared by the embedded stores). */
+export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
+  db.exec(schema);
+  const insertUser = db.prepare(
+    'INSERT INTO users (id, email, name, password_hash, roles, disabled, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const byId = db.prepare('SELECT * FROM users WHERE id = ?');
+  const byEmail = db.prepare('SELECT * FROM users WHERE email = ?');
+  const all = db.prepare('SELECT * FROM users ORDER BY created_at, email');
+  const count = db.prepare('SELECT count(*) AS n FROM users');
+  const updateRoles = db.prepare('UPDATE users SET roles = ? WHERE id = ? RETURNING *');
+  const updateDisabled = db.prepare('UPDATE users SET disabled = ? WHERE id = ? RETURNING *');
+  const countAddresses = db.prepare('SELECT count(*) AS n FROM user_addresses WHERE user_id = ?');
+  const insertAddress = db.prepare(
+    `INSERT INTO user_addresses (user_id, id, street, city, postal_code, country, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const addresses = db.prepare('SELECT * FROM user_addresses WHERE user_id = ? ORDER BY created_at, id');
+  const address = db.prepare('SELECT * FROM user_addresses WHERE user_id = ? AND id = ?');
+  const deleteAddress = db.prepare('DELETE FROM user_addresses WHERE user_id = ? AND id = ?');
+
+  const findById = (id: string) => {
+    const row = byId.get(id) as UserRow | undefined;
+    return row ? toUser(row) : null;
+  };
+
+  return {
+    async addUser(user) {
+      try {
+        insertUser.run(
+          user.id,
+          normalizeEmail(user.email),
+          user.name,
+          user.passwordHash,
+          JSON.stringify(user.roles),
+          user.disabled ? 1 : 0,
+          user.createdAt,
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new EmailTakenError(user.email);
+        throw error;
+      }
+    },
+    async findById(id) {
+      return findById(id);
+    },
+    async findByEmail(email) {
+      const row = byEmail.get(normalizeEmail(email)) as UserRow | undefined;
+      return row ? toUser(row) : null;
+    },
+    async listUsers() {
+      return (all.all() as UserRow[]).map(toUser);
+    },
+    async countUsers() {
+      return (count.get() as { n: number }).n;
+    },
+    async setRoles(id, roles) {
+      const row = updateRoles.get(JSON.stringify(roles), id) as UserRow | undefined;
+      return row ? toUser(row) : null;
+    },
+    async setDisabled(id, disabled) {
+      const row = updateDisabled.get(disabled ? 1 : 0, id) as UserRow | undefined;
+      return row ? toUser(row) : null;
+    },
+    async addAddress(userId, stored) {
+      if (!findById(userId)) return null;
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        if ((countAddresses.get(userId) as { n: number }).n >= maxAddressesPerUser)
+          throw new AddressLimitError();
+        insertAddress.run(
+          userId,
+          stored.id,
+          stored.street,
+          stored.city,
+          stored.postalCode,
+          stored.country,
+          stored.createdAt,
+        );
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+      return stored;
+    },
+    async listAddresses(userId) {
+      return (addresses.all(userId) as AddressRow[]).map(toAddress);
+    },
+    async findAddress(userId, addressId) {
+      const row = address.get(userId, addressId) as AddressRow | undefined;
+      return row ? toAddress(row) : null;
+    },
+    async removeAddress(userId, addressId) {
+      return deleteAddress.run(userId, addressId).changes === 1;
+    },
+  };
+};

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Clock } from '../infrastructure/clock.ts';
+import { acceptBody } from '../infrastructure/http/accept-body.ts';
+import { ApiError, notFound, UnauthorizedError } from '../infrastructure/http/api-error.ts';
+import type { ErrorMapper } from '../infrastructure/http/problem-details.ts';
+import { parseInput } from '../infrastructure/http/validation.ts';
+import type { AccessTokenVerifier } from './access-tokens.ts';
+import { authenticate, principalOf, requireRole } from './authenticate.ts';
+import { isCountryCode } from './countries.ts';
+import { AddressLimitError, type StoredAddress, type UserStore } from './users.ts';
+
+/** How the identity stores' errors answer over HTTP. */
+export const identityErrors: ErrorMapper = (error) =>
+  error instanceof AddressLimitError ? new ApiError('conflict', error.message) : undefined;
+
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** The address object of spec section 2.1, country validated against ISO 3166-1 alpha-2. */
+export const addressSchema = z.strictObject({
+  street: text(200),
+  city: text(100),
+  postalCode: text(20),
+  country: z.string().refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code, such as FR'),
+});
+
+const addressView = ({ id, street, city, postalCode, country }: StoredAddress) => ({
+  id,
+  street,
+  city,
+  postalCode,
+  country,
+});
+
+/** GET /users/me, POST /users/me/addresses, DELETE /users/me/addresses/{id}. */
+export const userRoutes = ({
+  users,
+  verifier,
+  clock,
+}: {
+  users: UserStore;
+  verifier: AccessTokenVerifier;
+  clock: Clock;
+}): Router => {
+  const router = Router();
+  router.use('/users/me', authenticate(verifier));
+
+  const currentUser = async (userId: string) => {
+    const user = await users.findById(userId);
+    if (!user || user.disabled) {
+      throw new UnauthorizedError('The account behind this token no longer exists or is disabled.', {
+        invalidToken: true,
+      });
+    }
+    return user;
+  };
+
+  router.get('/users/me', async (_request, response) => {
+    const user = await currentUser(principalOf(response).userId);
+    const addresses = await users.listAddresses(user.id);
+    response.json({
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      roles: user.roles,
+      addresses: addresses.map(addressView),
+    });
+  });
+
+  const manageAddresses = requireRole('customer', 'staff', 'admin');
+
+  router.post('/users/me/addresses', manageAddresses, acceptBody('json'), async (request, response) => {
+    const address = parseInput(addressSchema, request.body);
+    const user = await currentUser(principalOf(response).userId);
+    const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
+    await users.addAddress(user.id, stored);
+    response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
+  });
+
+  router.delete('/users/me/addresses/:addressId', manageAddresses, async (request, response) => {
+    const user = await currentUser(principalOf(response).userId);
+    if (!(await users.removeAddress(user.id, request.params['addressId'] as string))) {
+      throw notFound('You have no address with this id.');
+    }
+    response.status(204).end();
+  });
+
+  return router;
+};

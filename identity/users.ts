@@ -1,0 +1,58 @@
+import type { Role } from './roles.ts';
+
+export type Address = { street: string; city: string; postalCode: string; country: string };
+export type StoredAddress = Address & { id: string; createdAt: string };
+
+export type User = {
+  id: string;
+  /** Lower-cased; unique. */
+  email: string;
+  name: string;
+  /** scrypt, self-describing (see passwords.ts); never plain, never logged. */
+  passwordHash: string;
+  roles: Role[];
+  disabled: boolean;
+  createdAt: string;
+};
+
+/** How many addresses one user may keep: enough for any shopper, a bound for anyone else. */
+export const maxAddressesPerUser = 50;
+
+/**
+ * Users, their roles and their stored addresses. Addresses are always reached through their owner,
+ * so another user's address is simply not found.
+ */
+export type UserStore = {
+  /** Throws EmailTakenError when the e-mail is registered already. */
+  addUser(user: User): Promise<void>;
+  findById(id: string): Promise<User | null>;
+  findByEmail(email: string): Promise<User | null>;
+  listUsers(): Promise<User[]>;
+  countUsers(): Promise<number>;
+  /** Returns the updated user, or null when there is none with this id. */
+  setRoles(id: string, roles: Role[]): Promise<User | null>;
+  setDisabled(id: string, disabled: boolean): Promise<User | null>;
+
+  /** Throws AddressLimitError past maxAddressesPerUser; null when the user does not exist. */
+  addAddress(userId: string, address: StoredAddress): Promise<StoredAddress | null>;
+  listAddresses(userId: string): Promise<StoredAddress[]>;
+  findAddress(userId: string, addressId: string): Promise<StoredAddress | null>;
+  /** True when the user had this address and it is gone now. */
+  removeAddress(userId: string, addressId: string): Promise<boolean>;
+};
+
+export class EmailTakenError extends Error {
+  readonly kind = 'email-taken';
+  constructor(email: string) {
+    super(`a user with e-mail ${email} exists already`);
+  }
+}
+
+export class AddressLimitError extends Error {
+  readonly kind = 'address-limit';
+  constructor() {
+    super(`a user keeps at most ${maxAddressesPerUser} addresses`);
+  }
+}
+
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();

@@ -1,0 +1,19 @@
+import type { RequestHandler } from 'express';
+import { ApiError } from './api-error.ts';
+
+const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+
+const hasBody = (headers: Record<string, unknown>) =>
+  headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0';
+
+/**
+ * 415 for a body in a media type the operation does not take. A request with no body at all passes, and
+ * validation then reports what is missing.
+ */
+export const acceptBody =
+  (...accepted: (keyof typeof mediaTypes)[]): RequestHandler =>
+  (request, _response, next) => {
+    const types = accepted.map((type) => mediaTypes[type]);
+    if (!hasBody(request.headers) || request.is(types)) return next();
+    throw new ApiError('unsupported-media-type', `Send the body as ${types.join(' or ')}.`);
+  };

@@ -1,0 +1,34 @@
+import type { RequestHandler } from 'express';
+import { beforeHeaders } from './before-headers.ts';
+
+const privatePaths = ['/auth/', '/users/me', '/orders'];
+const publicPaths = ['/products', '/categories', '/search'];
+
+/** `/orders` covers `/orders` and `/orders/...`, not `/ordersfoo`; a prefix ending in `/` is taken literally. */
+const startsWithAny = (path: string, prefixes: readonly string[]) =>
+  prefixes.some((prefix) =>
+    prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix || path.startsWith(`${prefix}/`),
+  );
+
+/**
+ * Spec section 4.7 as decisions.md resolves it, applied to every response just before its headers leave:
+ *  0. a 5xx is never stored by anyone: no-store;
+ *  1. a method other than GET or HEAD: no-store;
+ *  2. /auth/, /users/me, /orders: private, no-cache (over anything the handler chose);
+ *  3. /products, /categories, /search: public, s-maxage=300 unless the handler chose its own Cache-Control.
+ */
+export const cacheControlPolicy: RequestHandler = (request, response, next) => {
+  beforeHeaders(response, () => {
+    const path = request.path;
+    if (response.statusCode >= 500) {
+      response.setHeader('Cache-Control', 'no-store');
+    } else if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.setHeader('Cache-Control', 'no-store');
+    } else if (startsWithAny(path, privatePaths)) {
+      response.setHeader('Cache-Control', 'private, no-cache');
+    } else if (startsWithAny(path, publicPaths) && !response.hasHeader('Cache-Control')) {
+      response.setHeader('Cache-Control', 'public, s-maxage=300');
+    }
+  });
+  next();
+};

@@ -1,0 +1,68 @@
+/** Every kind of problem the API answers with: its status, title, and the page at {error_type_base}/{kind}. */
+export const problemKinds = {
+  'validation-failed': {
+    status: 400,
+    title: 'Bad Request',
+    description: 'The request data is invalid. The errors member lists every field that failed and why.',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description:
+      'Authentication is missing, or the token is invalid or expired. Obtain a token with POST /auth/token.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: 'You are authenticated, but your role does not allow this operation.',
+  },
+  'not-found': {
+    status: 404,
+    title: 'Not Found',
+    description: 'There is no such resource, or it is not yours.',
+  },
+  'invalid-state-transition': {
+    status: 409,
+    title: 'Conflict',
+    description:
+      'The order lifecycle forbids this move from the current status; currentStatus and attemptedAction say which.',
+  },
+  conflict: { status: 409, title: 'Conflict', description: 'The request conflicts with the current state.' },
+  'precondition-failed': {
+    status: 412,
+    title: 'Precondition Failed',
+    description: 'The If-Match ETag is stale: the resource changed since you read it. Read it again.',
+  },
+  'payload-too-large': {
+    status: 413,
+    title: 'Content Too Large',
+    description: 'The request body exceeds the limit of 100 kB.',
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported Media Type',
+    description: 'Send the body as application/json (or form-encoded where the operation says so).',
+  },
+  'idempotency-key-mismatch': {
+    status: 422,
+    title: 'Unprocessable Content',
+    description: 'This Idempotency-Key was already used with a different request body.',
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too Many Requests',
+    description: 'Too many requests; retry after the number of seconds in Retry-After.',
+  },
+  internal: {
+    status: 500,
+    title: 'Internal Server Error',
+    description: 'The server failed to complete the request. Nothing about the failure is disclosed.',
+  },
+  'service-unavailable': {
+    status: 503,
+    title: 'Service Unavailable',
+    description: 'The service cannot answer now; retry after the number of seconds in Retry-After.',
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>;
+
+export type ProblemKind = keyof typeof problemKinds;

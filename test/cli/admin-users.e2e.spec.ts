@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson } from '../support/http.ts';
+import { runAdmin } from '../support/run-admin.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+let service: TestService;
+let env: Record<string, string>;
+beforeAll(async () => {
+  service = await startTestService();
+  env = { DATA_DIR: service.dataDir };
+});
+afterAll(() => service.stop());
+
+const login = (email: string, password: string) =>
+  postJson(`${service.url}/auth/token`, { grant_type: 'password', username: email, password });
+
+const rolesOf = async (response: Response) => {
+  const { access_token } = (await response.json()) as { access_token: string };
+  return JSON.parse(Buffer.from(access_token.split('.')[1]!, 'base64url').toString()).roles as string[];
+};
+
+describe('npm run admin -- user:* (against the store of a running service)', () => {
+  it('adds a user who can then log in with the given roles', async () => {
+    const added = await runAdmin(
+      [
+        'user:add',
+        '--email',
+        'Ops@Shop.example',
+        '--password',
+        'long-enough-secret',
+        '--role',
+        'staff',
+        '--name',
+        'Ops',
+      ],
+      env,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^added [0-9a-f-]{36} {2}ops@shop\.example {2}Ops {2}\[staff\]\n$/);
+    expect(added.stdout + added.stderr).not.toContain('long-enough-secret');
+
+    const response = await login('ops@shop.example', 'long-enough-secret');
+    expect(response.status).toBe(200);
+    expect(await rolesOf(response)).toEqual(['staff']);
+  });
+
+  it('reads the password from standard input with --password-stdin', async () => {
+    const added = await runAdmin(
+      ['user:add', '--email', 'stdin@shop.example', '--password-stdin', '--role', 'customer'],
+      env,
+      'from-standard-input\n',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect((await login('stdin@shop.example', 'from-standard-input')).status).toBe(200);
+  });
+
+  it('lists users, changes roles, disables and enables', async () => {
+    await runAdmin(
+      ['user:add', '--email', 'sam@shop.example', '--password', 'sam-password', '--role', 'customer'],
+      env,
+    );
+    const tokens = (await (await login('sam@shop.example', 'sam-password')).json()) as {
+      refresh_token: string;
+    };
+
+    expect((await runAdmin(['user:list'], env)).stdout).toMatch(
+      /sam@shop\.example {2}sam@shop\.example {2}\[customer\]/,
+    );
+
+    expect(
+      (await runAdmin(['user:set-role', '--email', 'sam@shop.example', '--role', 'staff,auditor'], env)).code,
+    ).toBe(0);
+    expect(await rolesOf(await login('sam@shop.example', 'sam-password'))).toEqual(['staff', 'auditor']);
+
+    const disabled = await runAdmin(['user:disable', '--email', 'sam@shop.example'], env);
+    expect(disabled.stdout).toContain('(disabled)');
+    expect((await login('sam@shop.example', 'sam-password')).status).toBe(401);
+    // Sessions end with it: the refresh token issued before is refused.
+    const refreshed = await postJson(`${service.url}/auth/token/refresh`, {
+      refresh_token: tokens.refresh_token,
+    });
+    expect(refreshed.status).toBe(401);
+
+    expect((await runAdmin(['user:enable', '--email', 'sam@shop.example'], env)).code).toBe(0);
+    expect((await login('sam@shop.example', 'sam-password')).status).toBe(200);
+  });
+
+  it.each([
+    [
+      ['user:add', '--email', 'x@shop.example', '--password', 'long-enough', '--role', 'wizard'],
+      /unknown role wizard/,
+    ],
+    [
+      ['user:add', '--email', 'x@shop.example', '--password', 'short', '--role', 'customer'],
+      /at least 8 characters/,
+    ],
+    [
+      ['user:add', '--email', 'ops@shop.example', '--password', 'long-enough', '--role', 'customer'],
+      /exists already/,
+    ],
+    [['user:set-role', '--email', 'ghost@shop.example', '--role', 'admin'], /no user with e-mail/],
+    [['user:add', '--bogus'], /Unknown option '--bogus'/],
+    [['user:frobnicate'], /unknown command user:frobnicate/],
+  ])('refuses %j with a message and exit code 64', async (args, message) => {
+    const result = await runAdmin(args, env);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain('Usage: npm run admin');
+  });
+});

@@ -1,0 +1,22 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const admin = fileURLToPath(new URL('../../cli/admin.ts', import.meta.url));
+
+/** Runs `npm run admin -- ...args` as its own process, as an operator would. */
+export const runAdmin = (args: string[], env: Record<string, string>, stdin?: string) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    // MONGODB_URL only when the test gives it: otherwise the CLI works on DATA_DIR, even while the
+    // integration servers are exported in the environment.
+    const { MONGODB_URL: _mongodb, ...inherited } = process.env;
+    const child = spawn(process.execPath, [admin, ...args], {
+      env: { ...inherited, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.end(stdin ?? '');
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
