@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { z } from 'zod';
+import type { CatalogStore } from '../catalog/catalog.ts';
+import { catalogEnvironment } from '../catalog/catalog-config.ts';
+import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
+import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
 import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
 import { createMongoUserStore } from '../identity/mongo-user-store.ts';
 import type { RefreshTokenStore } from '../identity/refresh-tokens.ts';
@@ -14,12 +18,14 @@ export const adminConfigSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   MONGODB_URL: z.string().min(1).optional(),
   MONGODB_DATABASE: z.string().min(1).default('order_service'),
+  CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,
 });
 
 export type AdminStores = {
   description: string;
   users: UserStore;
   refreshTokens: RefreshTokenStore;
+  catalog: CatalogStore;
   close: () => Promise<void>;
 };
 
@@ -31,6 +37,7 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
       description: `MongoDB database ${config.MONGODB_DATABASE}`,
       users: await createMongoUserStore(db),
       refreshTokens: await createMongoRefreshTokenStore(db),
+      catalog: await createMongoCatalogStore(db),
       close: () => client.close(),
     };
   }
@@ -40,6 +47,7 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
     description: `embedded store in ${config.DATA_DIR}`,
     users: createSqliteUserStore(db),
     refreshTokens: createSqliteRefreshTokenStore(db),
+    catalog: createSqliteCatalogStore(db),
     close: async () => db.close(),
   };
 };

@@ -4,6 +4,7 @@ import { text } from 'node:stream/consumers';
 import { systemClock } from '../infrastructure/clock.ts';
 import { ConfigurationError, parseConfig } from '../infrastructure/config/parse-config.ts';
 import { adminConfigSchema, openAdminStores } from './admin-stores.ts';
+import { catalogCommands, DataError } from './catalog-commands.ts';
 import { UsageError, userCommands } from './user-commands.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -15,11 +16,17 @@ Users
   user:disable --email E        (also ends the user's sessions)
   user:enable --email E
 
+Catalogue (the admin backend of spec section 1)
+  catalog:import FILE [--replace]
+      FILE: JSON, {"products": [{"id", "name", "price", "updatedAt", "category"}]} or the bare array.
+      Adds or updates products by id; --replace also removes those absent from FILE.
+      Prices are decimals in CATALOG_CURRENCY (default EUR).
+
 Roles: customer, staff, auditor, admin.
 Store: DATA_DIR (default ./data), or MongoDB when MONGODB_URL is set (database MONGODB_DATABASE,
 default order_service).`;
 
-const commands = { ...userCommands };
+const commands = { ...userCommands, ...catalogCommands };
 
 const main = async (argv: string[]): Promise<number> => {
   const [name, ...args] = argv;
@@ -32,10 +39,12 @@ const main = async (argv: string[]): Promise<number> => {
     process.stderr.write(`unknown command ${name}\n\n${usage}\n`);
     return 64;
   }
-  const stores = await openAdminStores(parseConfig(adminConfigSchema, process.env));
+  const config = parseConfig(adminConfigSchema, process.env);
+  const stores = await openAdminStores(config);
   try {
     await command(args, {
       stores,
+      catalogCurrency: config.CATALOG_CURRENCY,
       clock: systemClock,
       out: (line) => process.stdout.write(`${line}\n`),
       readStdin: () => text(process.stdin),
@@ -54,6 +63,9 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\n\n${usage}\n`);
       process.exitCode = 64;
+    } else if (error instanceof DataError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 65;
     } else if (error instanceof ConfigurationError) {
       process.stderr.write(`${error.message}\n`);
       process.exitCode = 78;

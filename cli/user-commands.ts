@@ -14,6 +14,7 @@ export class UsageError extends Error {
 export type CommandContext = {
   stores: AdminStores;
   clock: Clock;
+  catalogCurrency: string;
   out: (line: string) => void;
   /** Reads standard input to its end (for --password-stdin). */
   readStdin: () => Promise<string>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
@@ -19,7 +20,10 @@ export const embeddedConfigSchema = z
     ERROR_TYPE_BASE: z.url().optional(),
     /** Create one demo user per role, with random passwords shown once, when there is no user yet. */
     SEED_DEMO_USERS: z.enum(['true', 'false']).default('true'),
+    /** Import the demo catalogue (60 products, 6 categories) when the catalogue is empty. */
+    SEED_DEMO_CATALOG: z.enum(['true', 'false']).default('true'),
     ...identityEnvironment,
+    ...catalogEnvironment,
   })
   .transform((env) => {
     const publicBaseUrl = withoutTrailingSlash(env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`);
@@ -32,6 +36,11 @@ export const embeddedConfigSchema = z
       publicBaseUrl,
       errorTypeBase: withoutTrailingSlash(env.ERROR_TYPE_BASE ?? `${publicBaseUrl}/problems`),
       seedDemoUsers: env.SEED_DEMO_USERS === 'true',
+      catalog: {
+        seedDemo: env.SEED_DEMO_CATALOG === 'true',
+        currency: env.CATALOG_CURRENCY,
+        refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
+      },
       identity: identityConfig(env, publicBaseUrl),
     };
   });

@@ -1,5 +1,9 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
+import { catalogRoutes } from '../catalog/catalog-routes.ts';
+import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
+import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
@@ -24,7 +28,8 @@ export type RunningService = { url: string; stop: () => Promise<void> };
 
 /**
  * The embedded default: every service of the project in this one process, on one port. The event log is
- * `DATA_DIR/events.sqlite`; users, tokens and (later) the read models are `DATA_DIR/read-store.sqlite`.
+ * `DATA_DIR/events.sqlite`; users, tokens, the catalogue and (later) the read models are
+ * `DATA_DIR/read-store.sqlite`.
  */
 export const startEmbedded = async ({
   config,
@@ -45,6 +50,15 @@ export const startEmbedded = async ({
     if (credentials.length > 0) announce(formatDemoCredentials(credentials));
   }
 
+  const catalog = createSqliteCatalogStore(readStore);
+  if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
+    logger.info('imported the demo catalogue into the empty catalogue');
+  }
+  const catalogRouter = catalogRoutes({
+    store: catalog,
+    representations: createCatalogRepresentations({ store: catalog, ...config.catalog }),
+  });
+
   const identity = createIdentityModule({
     users,
     refreshTokens,
@@ -57,7 +71,8 @@ export const startEmbedded = async ({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
     logger,
     trustProxy: config.identity.trustProxy,
-    routers: [healthRoutes(), ...identity.routers],
+    // The catalogue first: it carries the hottest, public traffic.
+    routers: [catalogRouter, healthRoutes(), ...identity.routers],
     errorMappers: [...identity.errorMappers],
   });
 

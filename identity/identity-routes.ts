@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
+import { jsonRepresentation, sendRepresentation } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
 import type { LoginRateLimiter } from './login-rate-limiter.ts';
 import { publicJwk, type SigningKey } from './signing-keys.ts';
@@ -46,9 +47,9 @@ export const identityRoutes = ({
     sendTokens(response, await tokens.refresh(refresh_token));
   });
 
-  const jwks = JSON.stringify({ keys: [publicJwk(signingKey)] });
-  router.get('/.well-known/jwks.json', (_request, response) => {
-    response.set('Cache-Control', 'public, max-age=300').type('application/json').send(jwks);
+  const jwks = jsonRepresentation({ keys: [publicJwk(signingKey)] }, { cacheControl: 'public, max-age=300' });
+  router.get('/.well-known/jwks.json', (request, response) => {
+    sendRepresentation(request, response, jwks);
   });
 
   return router;

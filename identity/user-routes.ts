@@ -5,6 +5,7 @@ import type { Clock } from '../infrastructure/clock.ts';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
 import { ApiError, notFound, UnauthorizedError } from '../infrastructure/http/api-error.ts';
 import type { ErrorMapper } from '../infrastructure/http/problem-details.ts';
+import { sendJson } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
 import type { AccessTokenVerifier } from './access-tokens.ts';
 import { authenticate, principalOf, requireRole } from './authenticate.ts';
@@ -57,10 +58,10 @@ export const userRoutes = ({
     return user;
   };
 
-  router.get('/users/me', async (_request, response) => {
+  router.get('/users/me', async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     const addresses = await users.listAddresses(user.id);
-    response.json({
+    sendJson(request, response, {
       id: user.id,
       email: user.email,
       name: user.name,

@@ -1,5 +1,5 @@
-import type { RequestHandler } from 'express';
-import { beforeHeaders } from './before-headers.ts';
+import { ServerResponse } from 'node:http';
+import type { Express, Request, Response } from 'express';
 
 const privatePaths = ['/auth/', '/users/me', '/orders'];
 const publicPaths = ['/products', '/categories', '/search'];
@@ -11,24 +11,34 @@ const startsWithAny = (path: string, prefixes: readonly string[]) =>
   );
 
 /**
- * Spec section 4.7 as decisions.md resolves it, applied to every response just before its headers leave:
+ * Spec section 4.7 as decisions.md resolves it, for one response about to send its headers:
  *  0. a 5xx is never stored by anyone: no-store;
  *  1. a method other than GET or HEAD: no-store;
  *  2. /auth/, /users/me, /orders: private, no-cache (over anything the handler chose);
  *  3. /products, /categories, /search: public, s-maxage=300 unless the handler chose its own Cache-Control.
  */
-export const cacheControlPolicy: RequestHandler = (request, response, next) => {
-  beforeHeaders(response, () => {
-    const path = request.path;
-    if (response.statusCode >= 500) {
-      response.setHeader('Cache-Control', 'no-store');
-    } else if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.setHeader('Cache-Control', 'no-store');
-    } else if (startsWithAny(path, privatePaths)) {
-      response.setHeader('Cache-Control', 'private, no-cache');
-    } else if (startsWithAny(path, publicPaths) && !response.hasHeader('Cache-Control')) {
-      response.setHeader('Cache-Control', 'public, s-maxage=300');
-    }
-  });
-  next();
+export const applyCacheControlRules = (request: Request, response: Response): void => {
+  const path = request.path;
+  if (response.statusCode >= 500) {
+    response.setHeader('Cache-Control', 'no-store');
+  } else if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('Cache-Control', 'no-store');
+  } else if (startsWithAny(path, privatePaths)) {
+    response.setHeader('Cache-Control', 'private, no-cache');
+  } else if (startsWithAny(path, publicPaths) && !response.hasHeader('Cache-Control')) {
+    response.setHeader('Cache-Control', 'public, s-maxage=300');
+  }
+};
+
+/**
+ * Applies the rules to every response of the app, whoever sends it (handlers, errors, 404s), at the last
+ * moment: in writeHead, overridden once on the app's own response prototype rather than per request.
+ */
+export const enforceCacheControlRules = (app: Express): void => {
+  const writeHead = ServerResponse.prototype.writeHead;
+  app.response.writeHead = function (this: Response, ...args: Parameters<ServerResponse['writeHead']>) {
+    if (typeof args[0] === 'number') this.statusCode = args[0];
+    applyCacheControlRules(this.req, this);
+    return writeHead.apply(this, args);
+  } as unknown as Response['writeHead'];
 };

@@ -1,6 +1,6 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
-import { cacheControlPolicy } from './cache-control.ts';
+import { enforceCacheControlRules } from './cache-control.ts';
 import {
   errorHandler,
   notFoundHandler,
@@ -19,6 +19,16 @@ export type HttpAppOptions = {
   trustProxy?: boolean | number | string;
 };
 
+/** JSON and form bodies up to 100 kB, in one layer that reads requests (GET, HEAD) pass straight through. */
+const bodyParsers = (): RequestHandler => {
+  const json = express.json({ limit: '100kb', type: ['application/json', 'application/*+json'] });
+  const form = express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 100 });
+  return (request, response, next) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return next();
+    json(request, response, (error?: unknown) => (error ? next(error) : form(request, response, next)));
+  };
+};
+
 /** The HTTP stack every service shares, around the routers it is given. */
 export const createHttpApp = ({
   problems,
@@ -31,10 +41,9 @@ export const createHttpApp = ({
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', trustProxy);
+  enforceCacheControlRules(app);
   app.use(requestId);
-  app.use(cacheControlPolicy);
-  app.use(express.json({ limit: '100kb', type: ['application/json', 'application/*+json'] }));
-  app.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 100 }));
+  app.use(bodyParsers());
   for (const router of routers) app.use(router);
   app.get(`${new URL(problems.errorTypeBase).pathname.replace(/\/$/, '')}/:kind`, problemTypeDocs);
   app.use(notFoundHandler(problems.errorTypeBase));

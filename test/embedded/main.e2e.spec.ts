@@ -12,6 +12,15 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 let demoCredentials = '';
 
+/** Reads the JSON log until the line saying where the service listens. */
+const listeningUrl = async (logs: AsyncIterator<string>) => {
+  for (let line = await logs.next(); !line.done; line = await logs.next()) {
+    const entry = JSON.parse(line.value) as { msg: string; url?: string };
+    if (entry.msg === 'embedded service listening') return entry.url!;
+  }
+  throw new Error('the service ended without listening');
+};
+
 const run = (env: Record<string, string>) =>
   spawn(process.execPath, [main], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -22,8 +31,7 @@ describe('the embedded default as a process (npm start)', () => {
     service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
     const logs = createInterface({ input: service.stdout })[Symbol.asyncIterator]();
-    const firstLine = JSON.parse((await logs.next()).value as string) as { msg: string; url: string };
-    expect(firstLine.msg).toBe('embedded service listening');
+    const firstLine = { url: await listeningUrl(logs) };
 
     const health = await fetch(`${firstLine.url}/health`);
     expect(health.status).toBe(200);
@@ -58,7 +66,7 @@ describe('the embedded default as a process (npm start)', () => {
     service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
     const logs = createInterface({ input: service.stdout })[Symbol.asyncIterator]();
-    const { url } = JSON.parse((await logs.next()).value as string) as { url: string };
+    const url = await listeningUrl(logs);
 
     const [, password] = /staff@example\.com +(\S+)/.exec(demoCredentials)!;
     const login = await fetch(`${url}/auth/token`, {

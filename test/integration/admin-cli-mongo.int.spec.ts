@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requiredServer } from '../support/integration-env.ts';
@@ -30,5 +31,18 @@ describe('npm run admin -- user:* with MONGODB_URL (the distributed mode store)'
     const stored = await client.db(database).collection('users').findOne({ email: 'mongo@shop.example' });
     await client.close();
     expect(stored?.['passwordHash']).toMatch(/^scrypt\$N=32768,r=8,p=3\$/);
+  });
+
+  it('imports the demo catalogue into MongoDB', async () => {
+    const env = { MONGODB_URL: requiredServer('MONGODB_URL'), MONGODB_DATABASE: database };
+    const demo = fileURLToPath(new URL('../../catalog/demo-catalog.json', import.meta.url));
+    const imported = await runAdmin(['catalog:import', demo], env);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(
+      `imported 60 products in 6 categories (added or updated) into the MongoDB database ${database}`,
+    );
+    const client = await MongoClient.connect(requiredServer('MONGODB_URL'));
+    expect(await client.db(database).collection('catalog_products').countDocuments()).toBe(60);
+    await client.close();
   });
 });

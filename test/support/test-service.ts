@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { createSqliteCatalogStore } from '../../catalog/sqlite-catalog-store.ts';
 import { embeddedConfigSchema } from '../../embedded/config.ts';
 import { startEmbedded } from '../../embedded/start.ts';
 import { hashPassword } from '../../identity/passwords.ts';
@@ -31,7 +32,7 @@ export type TestUser = { id: string; email: string; password: string; roles: Rol
 
 /**
  * The real embedded service on an ephemeral port over a fresh DATA_DIR, plus a second connection to its
- * read store so tests can add and change users as the admin CLI would.
+ * read store so tests can change users and the catalogue as the admin CLI would.
  */
 export const startTestService = async (env: Record<string, string> = {}) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'order-service-test-'));
@@ -53,6 +54,7 @@ export const startTestService = async (env: Record<string, string> = {}) => {
   const readStore = openDatabase({ path: join(dataDir, 'read-store.sqlite') });
   const users = createSqliteUserStore(readStore);
   const refreshTokens = createSqliteRefreshTokenStore(readStore);
+  const catalog = createSqliteCatalogStore(readStore);
 
   const addUser = async (roles: Role[], email = `${roles.join('-')}-${randomUUID()}@shop.example`) => {
     const password = `pw-${randomUUID()}`;
@@ -88,6 +90,7 @@ export const startTestService = async (env: Record<string, string> = {}) => {
     announced,
     users,
     refreshTokens,
+    catalog,
     addUser,
     login,
     /** A signed-in user of the given roles: its record and a bearer Authorization header. */

@@ -1,0 +1,53 @@
+/** A product of the catalogue. Read-only through the API; the admin CLI imports changes. */
+export type Product = {
+  id: number;
+  name: string;
+  /** Integer minor units of the catalogue currency (configuration, default EUR). */
+  priceMinor: number;
+  /** ISO 8601 / RFC 3339, UTC. */
+  updatedAt: string;
+  categoryId: string;
+};
+
+export type Category = { id: string; name: string };
+
+export type ProductSummary = Pick<Product, 'id' | 'name'>;
+
+export type CatalogStore = {
+  /**
+   * Writes products and categories in one go: new ones are added, existing ones (same id) replaced; with
+   * `replace`, products and categories absent from the import are removed. Advances the revision.
+   */
+  importCatalog(
+    catalog: { products: Product[]; categories: Category[] },
+    options: { replace: boolean },
+  ): Promise<void>;
+  /** All products, by id. */
+  listProducts(): Promise<Product[]>;
+  getProduct(id: number): Promise<Product | null>;
+  /** All categories, by name. */
+  listCategories(): Promise<Category[]>;
+  getCategory(id: string): Promise<Category | null>;
+  /** The products of a category, by id. */
+  productsInCategory(categoryId: string): Promise<ProductSummary[]>;
+  /** Products whose name contains the query, case-insensitively, by id; a page of them and the total. */
+  searchProducts(
+    query: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ total: number; items: ProductSummary[] }>;
+  countProducts(): Promise<number>;
+  /** Changes whenever the catalogue does, whoever changed it: what caches compare to know they are stale. */
+  revision(): Promise<string>;
+};
+
+/** Case folding for search: the same on both sides of the comparison, in every adapter. */
+export const foldForSearch = (text: string): string => text.normalize('NFKC').toLowerCase();
+
+/** A stable, readable category id from its name: "Kitchen & Dining" -> "kitchen-dining". */
+export const categoryIdOf = (name: string): string =>
+  name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'uncategorised';

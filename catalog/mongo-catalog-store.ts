@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { foldForSearch, type CatalogStore, type Product } from './catalog.ts';
+
+type ProductDocument = Omit<Product, 'id'> & { _id: number; nameFolded: string };
+type CategoryDocument = { _id: string; name: string };
+type RevisionDocument = { _id: 'catalog'; revision: string };
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const toProduct = ({ _id, nameFolded: _folded, ...product }: ProductDocument): Product => ({
+  id: _id,
+  ...product,
+});
+
+/**
+ * The catalogue in MongoDB. An import is bulk upserts (no transaction: FerretDB has none), then a new
+ * revision: readers may see a half-applied import for its duration, never a stale revision after it.
+ */
+export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => {
+  const products = db.collection<ProductDocument>('catalog_products');
+  const categories = db.collection<CategoryDocument>('catalog_categories');
+  const revisions = db.collection<RevisionDocument>('catalog_revision');
+  await products.createIndex({ categoryId: 1, _id: 1 }, { name: 'category' });
+
+  return {
+    async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
+      if (importedCategories.length > 0) {
+        await categories.bulkWrite(
+          importedCategories.map((c) => ({
+            replaceOne: { filter: { _id: c.id }, replacement: { name: c.name }, upsert: true },
+          })),
+          { ordered: false },
+        );
+      }
+      if (imported.length > 0) {
+        await products.bulkWrite(
+          imported.map(({ id, ...p }) => ({
+            replaceOne: {
+              filter: { _id: id },
+              replacement: { ...p, nameFolded: foldForSearch(p.name) },
+              upsert: true,
+            },
+          })),
+          { ordered: false },
+        );
+      }
+      if (replace) {
+        await products.deleteMany({ _id: { $nin: imported.map((p) => p.id) } });
+        await categories.deleteMany({ _id: { $nin: importedCategories.map((c) => c.id) } });
+      }
+      await revisions.updateOne({ _id: 'catalog' }, { $set: { revision: randomUUID() } }, { upsert: true });
+    },
+    async listProducts() {
+      return (await products.find().sort({ _id: 1 }).toArray()).map(toProduct);
+    },
+    async getProduct(id) {
+      const document = await products.findOne({ _id: id });
+      return document ? toProduct(document) : null;
+    },
+    async listCategories() {
+      const documents = await categories.find().sort({ name: 1, _id: 1 }).toArray();
+      return documents.map(({ _id, name }) => ({ id: _id, name }));
+    },
+    async getCategory(id) {
+      const document = await categories.findOne({ _id: id });
+      return document ? { id: document._id, name: document.name } : null;
+    },
+    async productsInCategory(categoryId) {
+      const documents = await products
+        .find({ categoryId }, { projection: { name: 1 } })
+        .sort({ _id: 1 })
+        .toArray();
+      return documents.map(({ _id, name }) => ({ id: _id, name }));
+    },
+    async searchProducts(query, { offset, limit }) {
+      const filter = { nameFolded: { $regex: escapeRegex(foldForSearch(query)) } };
+      const [total, documents] = await Promise.all([
+        products.countDocuments(filter),
+        products
+          .find(filter, { projection: { name: 1 } })
+          .sort({ _id: 1 })
+          .skip(offset)
+          .limit(limit)
+          .toArray(),
+      ]);
+      return { total, items: documents.map(({ _id, name }) => ({ id: _id, name })) };
+    },
+    async countProducts() {
+      return products.countDocuments();
+    },
+    async revision() {
+      return (await revisions.findOne({ _id: 'catalog' }))?.revision ?? 'empty';
+    },
+  };
+};

@@ -1,0 +1,115 @@
+import type { DatabaseSync } from 'node:sqlite';
+import {
+  foldForSearch,
+  type CatalogStore,
+  type Category,
+  type Product,
+  type ProductSummary,
+} from './catalog.ts';
+
+const schema = `
+  CREATE TABLE IF NOT EXISTS catalog_categories (
+    id   TEXT PRIMARY KEY,
+    name TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS catalog_products (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT    NOT NULL,
+    name_folded TEXT    NOT NULL,
+    price_minor INTEGER NOT NULL,
+    updated_at  TEXT    NOT NULL,
+    category_id TEXT    NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS catalog_products_category ON catalog_products (category_id, id);
+  CREATE TABLE IF NOT EXISTS catalog_revision (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    revision  INTEGER NOT NULL
+  );
+  INSERT OR IGNORE INTO catalog_revision (singleton, revision) VALUES (1, 0);
+`;
+
+type ProductRow = { id: number; name: string; price_minor: number; updated_at: string; category_id: string };
+
+const toProduct = (row: ProductRow): Product => ({
+  id: row.id,
+  name: row.name,
+  priceMinor: row.price_minor,
+  updatedAt: row.updated_at,
+  categoryId: row.category_id,
+});
+
+export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
+  db.exec(schema);
+  const upsertCategory = db.prepare(
+    'INSERT INTO catalog_categories (id, name) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name',
+  );
+  const upsertProduct = db.prepare(
+    `INSERT INTO catalog_products (id, name, name_folded, price_minor, updated_at, category_id) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_folded = excluded.name_folded,
+       price_minor = excluded.price_minor, updated_at = excluded.updated_at, category_id = excluded.category_id`,
+  );
+  const bumpRevision = db.prepare('UPDATE catalog_revision SET revision = revision + 1');
+  const products = db.prepare('SELECT * FROM catalog_products ORDER BY id');
+  const product = db.prepare('SELECT * FROM catalog_products WHERE id = ?');
+  const categories = db.prepare('SELECT * FROM catalog_categories ORDER BY name, id');
+  const category = db.prepare('SELECT * FROM catalog_categories WHERE id = ?');
+  const inCategory = db.prepare('SELECT id, name FROM catalog_products WHERE category_id = ? ORDER BY id');
+  const search = db.prepare(
+    'SELECT id, name FROM catalog_products WHERE instr(name_folded, ?) > 0 ORDER BY id LIMIT ? OFFSET ?',
+  );
+  const searchCount = db.prepare(
+    'SELECT count(*) AS n FROM catalog_products WHERE instr(name_folded, ?) > 0',
+  );
+  const count = db.prepare('SELECT count(*) AS n FROM catalog_products');
+  const revision = db.prepare('SELECT revision FROM catalog_revision');
+
+  return {
+    async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        if (replace) {
+          db.exec('DELETE FROM catalog_products');
+          db.exec('DELETE FROM catalog_categories');
+        }
+        for (const c of importedCategories) upsertCategory.run(c.id, c.name);
+        for (const p of imported) {
+          upsertProduct.run(p.id, p.name, foldForSearch(p.name), p.priceMinor, p.updatedAt, p.categoryId);
+        }
+        bumpRevision.run();
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    async listProducts() {
+      return (products.all() as ProductRow[]).map(toProduct);
+    },
+    async getProduct(id) {
+      const row = product.get(id) as ProductRow | undefined;
+      return row ? toProduct(row) : null;
+    },
+    async listCategories() {
+      return categories.all() as Category[];
+    },
+    async getCategory(id) {
+      return (category.get(id) as Category | undefined) ?? null;
+    },
+    async productsInCategory(categoryId) {
+      return inCategory.all(categoryId) as ProductSummary[];
+    },
+    async searchProducts(query, { offset, limit }) {
+      const folded = foldForSearch(query);
+      return {
+        total: (searchCount.get(folded) as { n: number }).n,
+        items: search.all(folded, limit, offset) as ProductSummary[],
+      };
+    },
+    async countProducts() {
+      return (count.get() as { n: number }).n;
+    },
+    async revision() {
+      return String((revision.get() as { revision: number }).revision);
+    },
+  };
+};

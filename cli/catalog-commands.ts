@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { CatalogFileError, readCatalogFile } from '../catalog/catalog-file.ts';
+import type { CommandContext } from './user-commands.ts';
+import { UsageError } from './user-commands.ts';
+
+/** A catalogue file that cannot be imported: the CLI prints why, and exits 65 (EX_DATAERR). */
+export class DataError extends Error {
+  readonly kind = 'data';
+}
+
+export const catalogCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
+  async 'catalog:import'(args, context) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args,
+        options: { replace: { type: 'boolean' } },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const [file, ...extra] = parsed.positionals;
+    if (!file || extra.length > 0) throw new UsageError('catalog:import takes one FILE');
+
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(file, 'utf8'));
+    } catch (error) {
+      throw new DataError(`cannot read ${file} as JSON: ${(error as Error).message}`);
+    }
+    let catalog;
+    try {
+      catalog = readCatalogFile(json, context.catalogCurrency);
+    } catch (error) {
+      if (error instanceof CatalogFileError) throw new DataError(error.message);
+      throw error;
+    }
+    const replace = parsed.values.replace === true;
+    await context.stores.catalog.importCatalog(catalog, { replace });
+    context.out(
+      `imported ${catalog.products.length} products in ${catalog.categories.length} categories ` +
+        `(${replace ? 'replacing the catalogue' : 'added or updated'}) into the ${context.stores.description}`,
+    );
+  },
+};

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+
+/**
+ * A response body as sent, with its validators: serialized once, hashed once, and reusable for as long as
+ * the resource does not change (the catalogue keeps its hot ones precomputed).
+ */
+export type Representation = {
+  body: Buffer;
+  /** Strong, from the exact bytes (and whatever else `strongEtag` was given). */
+  etag: string;
+  contentType: string;
+  /** HTTP-date, one-second granularity. */
+  lastModified?: string;
+  cacheControl?: string;
+};
+
+export const strongEtag = (body: Buffer, ...alsoCovering: string[]): string => {
+  const hash = createHash('sha256').update(body);
+  for (const extra of alsoCovering) hash.update('\0').update(extra);
+  return `"${hash.digest('base64url').slice(0, 32)}"`;
+};
+
+export const httpDate = (isoOrDate: string | Date): string => new Date(isoOrDate).toUTCString();
+
+export const jsonRepresentation = (
+  value: unknown,
+  options: { lastModified?: string | Date; cacheControl?: string; etagAlsoCovers?: string[] } = {},
+): Representation => {
+  const body = Buffer.from(JSON.stringify(value));
+  return {
+    body,
+    etag: strongEtag(body, ...(options.etagAlsoCovers ?? [])),
+    contentType: 'application/json; charset=utf-8',
+    ...(options.lastModified === undefined ? {} : { lastModified: httpDate(options.lastModified) }),
+    ...(options.cacheControl === undefined ? {} : { cacheControl: options.cacheControl }),
+  };
+};
+
+const entityTag = /\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/y;
+
+/** The opaque tags of an If-None-Match list, weak or strong; '*' as itself; undefined when unparseable. */
+const parseTagList = (header: string): string[] | '*' | undefined => {
+  if (header.trim() === '*') return '*';
+  const tags: string[] = [];
+  entityTag.lastIndex = 0;
+  while (entityTag.lastIndex < header.length) {
+    const match = entityTag.exec(header);
+    if (!match) return undefined;
+    tags.push(match[2]!);
+  }
+  return tags;
+};
+
+// IMF-fixdate, obsolete RFC 850 and asctime formats (RFC 9110, section 5.6.7).
+const httpDateFormats = [
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
+const parseHttpDate = (value: string): number | undefined => {
+  if (!httpDateFormats.some((format) => format.test(value))) return undefined;
+  const time = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`);
+  return Number.isNaN(time) ? undefined : time;
+};
+
+/**
+ * RFC 9110, section 13.2.2, for GET and HEAD with a 2xx answer: If-None-Match first, with weak comparison;
+ * If-Modified-Since only when If-None-Match is absent, and only when valid. True: answer 304.
+ */
+export const notModified = (
+  request: Request,
+  representation: Pick<Representation, 'etag' | 'lastModified'>,
+) => {
+  const ifNoneMatch = request.get('If-None-Match');
+  if (ifNoneMatch !== undefined) {
+    const tags = parseTagList(ifNoneMatch);
+    if (tags === '*') return true;
+    return tags !== undefined && tags.includes(representation.etag.replace(/^W\//, ''));
+  }
+  const ifModifiedSince = request.get('If-Modified-Since');
+  if (ifModifiedSince === undefined || representation.lastModified === undefined) return false;
+  const since = parseHttpDate(ifModifiedSince);
+  return since !== undefined && Date.parse(representation.lastModified) <= since;
+};
+
+/**
+ * Sends a representation for GET or HEAD: validators and caching headers always, 304 without a body when
+ * the request's preconditions say the client's copy is current, the body otherwise (none for HEAD).
+ */
+export const sendRepresentation = (
+  request: Request,
+  response: Response,
+  representation: Representation,
+): void => {
+  response.setHeader('ETag', representation.etag);
+  if (representation.lastModified !== undefined)
+    response.setHeader('Last-Modified', representation.lastModified);
+  if (representation.cacheControl !== undefined)
+    response.setHeader('Cache-Control', representation.cacheControl);
+  if (notModified(request, representation)) {
+    response.status(304).end();
+    return;
+  }
+  response.setHeader('Content-Type', representation.contentType);
+  response.setHeader('Content-Length', representation.body.length);
+  response.status(200).end(request.method === 'HEAD' ? undefined : representation.body);
+};
+
+/** Serializes, validates and sends a JSON value in one step: for responses not worth keeping. */
+export const sendJson = (
+  request: Request,
+  response: Response,
+  value: unknown,
+  options: Parameters<typeof jsonRepresentation>[1] = {},
+): void => sendRepresentation(request, response, jsonRepresentation(value, options));

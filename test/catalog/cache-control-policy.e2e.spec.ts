@@ -1,0 +1,81 @@
+import { Router } from 'express';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpApp } from '../../infrastructure/http/create-app.ts';
+import { listen, type Listening } from '../../infrastructure/http/listen.ts';
+import { problemOf } from '../support/http.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+const cacheControlOf = async (path: string, method = 'GET') =>
+  (await fetch(`${service.url}${path}`, { method })).headers.get('cache-control');
+
+describe('the Cache-Control rules of spec 4.7, on every response, errors included', () => {
+  it('rule 1: a method other than GET and HEAD is never stored, whatever the path', async () => {
+    expect(await cacheControlOf('/products', 'POST')).toBe('no-store');
+    expect(await cacheControlOf('/products/1001', 'DELETE')).toBe('no-store');
+    expect(await cacheControlOf('/auth/token', 'POST')).toBe('no-store');
+  });
+
+  it('rule 2: /auth/, /users/me and /orders are private, no-cache, errors too', async () => {
+    expect(await cacheControlOf('/users/me')).toBe('private, no-cache');
+    expect(await cacheControlOf('/orders')).toBe('private, no-cache');
+    expect(await cacheControlOf('/orders/whatever')).toBe('private, no-cache');
+    expect(await cacheControlOf('/auth/token')).toBe('private, no-cache');
+  });
+
+  it('rule 3: /products, /categories, /search default to public, s-maxage=300 where the handler chose nothing', async () => {
+    expect(await cacheControlOf('/products/not-a-number')).toBe('public, s-maxage=300');
+    expect(await cacheControlOf('/categories/toys')).toBe('public, s-maxage=300');
+    // ... and keep what the handler chose
+    expect(await cacheControlOf('/products')).toBe('public, s-maxage=60');
+    expect(await cacheControlOf('/categories')).toBe('public, max-age=3600');
+    expect(await cacheControlOf('/search?q=a')).toBe('private, no-cache');
+  });
+
+  it('adds no Vary: nothing here negotiates its body', async () => {
+    for (const path of ['/products', '/products/1001', '/categories', '/search?q=a', '/users/me']) {
+      expect((await fetch(`${service.url}${path}`)).headers.get('vary')).toBeNull();
+    }
+  });
+
+  describe('a 5xx', () => {
+    let failing: Listening;
+    beforeAll(async () => {
+      const router = Router();
+      router.get('/products/explode', () => {
+        throw new Error('database password is hunter2');
+      });
+      failing = await listen(
+        createHttpApp({
+          problems: { errorTypeBase: 'https://orders.example/problems', realm: 'order-service' },
+          logger: pino({ level: 'silent' }),
+          routers: [router],
+        }),
+        0,
+        '127.0.0.1',
+      );
+    });
+    afterAll(() => failing.close());
+
+    it('is never stored by anyone, even on a public path, and discloses nothing', async () => {
+      const response = await fetch(`${failing.url}/products/explode`);
+      expect(response.status).toBe(500);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const problem = await problemOf(response);
+      expect(problem).toEqual({
+        type: 'https://orders.example/problems/internal',
+        title: 'Internal Server Error',
+        status: 500,
+        detail: 'The server could not complete the request.',
+        instance: '/products/explode',
+      });
+      expect(JSON.stringify(problem)).not.toContain('hunter2');
+    });
+  });
+});

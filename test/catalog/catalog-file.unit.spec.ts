@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CatalogFileError, readCatalogFile } from '../../catalog/catalog-file.ts';
+
+const entry = {
+  id: 7,
+  name: 'Milk jug',
+  price: 19.99,
+  updatedAt: '2026-11-01T10:00:00+01:00',
+  category: 'Coffee & Tea',
+};
+
+const problemsOf = (input: unknown, currency = 'EUR') => {
+  try {
+    readCatalogFile(input, currency);
+  } catch (error) {
+    if (error instanceof CatalogFileError) return error.problems;
+    throw error;
+  }
+  throw new Error('the file was accepted');
+};
+
+describe('the catalogue import file', () => {
+  it('turns entries into products (minor units, UTC times) and categories (slug ids)', () => {
+    const expected = {
+      products: [
+        {
+          id: 7,
+          name: 'Milk jug',
+          priceMinor: 1999,
+          updatedAt: '2026-11-01T09:00:00.000Z',
+          categoryId: 'coffee-tea',
+        },
+      ],
+      categories: [{ id: 'coffee-tea', name: 'Coffee & Tea' }],
+    };
+    expect(readCatalogFile({ products: [entry] }, 'EUR')).toEqual(expected);
+    expect(readCatalogFile([entry], 'EUR')).toEqual(expected);
+  });
+
+  it('refuses prices with more decimals than the currency has, rather than rounding them', () => {
+    expect(problemsOf([{ ...entry, price: 19.999 }])).toEqual([
+      { field: 'products[0].price', message: 'EUR has at most 2 decimal places' },
+    ]);
+    expect(problemsOf([entry], 'JPY')).toEqual([
+      { field: 'products[0].price', message: 'JPY has at most 0 decimal places' },
+    ]);
+  });
+
+  it('reports duplicate ids and categories whose names collide, each at its place', () => {
+    expect(problemsOf([entry, { ...entry, category: 'Coffee  Tea' }])).toEqual([
+      { field: 'products[1].id', message: 'duplicate product id 7' },
+      { field: 'products[1].category', message: '"Coffee  Tea" and "Coffee & Tea" share the id coffee-tea' },
+    ]);
+  });
+
+  it('reports malformed entries and unknown fields', () => {
+    const problems = problemsOf({
+      products: [
+        { ...entry, name: '', colour: 'blue' },
+        { ...entry, id: 8, updatedAt: 'yesterday' },
+      ],
+    });
+    expect(problems.map((p) => p.field)).toEqual([
+      'products[0].name',
+      'products[0].colour',
+      'products[1].updatedAt',
+    ]);
+    expect(problemsOf({ items: [] })).toEqual([
+      { field: 'products', message: expect.any(String) },
+      { field: 'items', message: 'unknown field' },
+    ]);
+    expect(problemsOf('a string')).toEqual([
+      { field: 'file', message: 'expected {"products": [...]} or an array of products' },
+    ]);
+  });
+
+  it('ships a demo catalogue of at least 50 products in at least 5 categories', () => {
+    const file = readFileSync(new URL('../../catalog/demo-catalog.json', import.meta.url), 'utf8');
+    const demo = readCatalogFile(JSON.parse(file), 'EUR');
+    expect(demo.products.length).toBeGreaterThanOrEqual(50);
+    expect(demo.categories.length).toBeGreaterThanOrEqual(5);
+  });
+});

@@ -1,0 +1,75 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../support/run-admin.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService({ CATALOG_REFRESH_INTERVAL_MS: '0' });
+});
+afterAll(() => service.stop());
+
+const writeCatalog = (name: string, content: unknown) => {
+  const path = join(service.dataDir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+};
+const teapot = {
+  id: 4242,
+  name: 'Cast-iron teapot',
+  price: 34.5,
+  updatedAt: '2026-11-21T09:30:00Z',
+  category: 'Coffee & Tea',
+};
+
+describe('npm run admin -- catalog:import (the admin backend of spec section 1)', () => {
+  it('adds and updates products in the store of a running service, which serves them at once', async () => {
+    const etagBefore = (await fetch(`${service.url}/products`)).headers.get('etag');
+    const result = await runAdmin(['catalog:import', writeCatalog('add.json', { products: [teapot] })], {
+      DATA_DIR: service.dataDir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('imported 1 products in 1 categories (added or updated)');
+
+    const product = await fetch(`${service.url}/products/4242`);
+    expect(product.status).toBe(200);
+    expect(await product.json()).toEqual({
+      id: 4242,
+      name: 'Cast-iron teapot',
+      price: 34.5,
+      updatedAt: '2026-11-21T09:30:00.000Z',
+    });
+    expect((await fetch(`${service.url}/products`)).headers.get('etag')).not.toBe(etagBefore);
+    expect((await fetch(`${service.url}/products/1001`)).status).toBe(200);
+  });
+
+  it('with --replace, removes what the file does not list', async () => {
+    const result = await runAdmin(['catalog:import', '--replace', writeCatalog('only.json', [teapot])], {
+      DATA_DIR: service.dataDir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(await (await fetch(`${service.url}/products`)).json()).toEqual([
+      { id: 4242, name: 'Cast-iron teapot' },
+    ]);
+    expect((await fetch(`${service.url}/products/1001`)).status).toBe(404);
+  });
+
+  it('refuses a bad file with its problems (exit 65) and changes nothing', async () => {
+    const bad = writeCatalog('bad.json', [
+      { ...teapot, price: 34.555 },
+      { ...teapot, id: 7, name: '' },
+    ]);
+    const result = await runAdmin(['catalog:import', bad], { DATA_DIR: service.dataDir });
+    expect(result.code).toBe(65);
+    expect(result.stderr).toContain('products[0].price: EUR has at most 2 decimal places');
+    expect(result.stderr).toContain('products[1].name');
+    expect((await fetch(`${service.url}/products/7`)).status).toBe(404);
+
+    const notJson = await runAdmin(['catalog:import', writeCatalog('broken.json', '{"products": [')], {
+      DATA_DIR: service.dataDir,
+    });
+    expect(notJson.code).toBe(65);
+    expect(notJson.stderr).toMatch(/cannot read .* as JSON/);
+  });
+});
