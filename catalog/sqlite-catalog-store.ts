@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { inWriteTransaction } from '../infrastructure/sqlite/open-database.ts';
 import {
   foldForSearch,
   type CatalogStore,
@@ -65,8 +66,7 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
 
   return {
     async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
-      db.exec('BEGIN IMMEDIATE');
-      try {
+      inWriteTransaction(db, () => {
         if (replace) {
           db.exec('DELETE FROM catalog_products');
           db.exec('DELETE FROM catalog_categories');
@@ -76,11 +76,7 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
           upsertProduct.run(p.id, p.name, foldForSearch(p.name), p.priceMinor, p.updatedAt, p.categoryId);
         }
         bumpRevision.run();
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
+      });
     },
     async listProducts() {
       return (products.all() as ProductRow[]).map(toProduct);

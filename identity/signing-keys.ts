@@ -53,5 +53,3 @@ export const publicJwk = (key: Pick<SigningKey, 'kid' | 'publicKey'>): PublicJwk
   const { n, e } = key.publicKey.export({ format: 'jwk' });
   return { kty: 'RSA', n: n!, e: e!, kid: key.kid, alg: signingAlgorithm, use: 'sig' };
 };
-
-export const publicKeyFromJwk = (jwk: PublicJwk): KeyObject => createPublicKey({ key: jwk, format: 'jwk' });

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { isUniqueViolation } from '../infrastructure/sqlite/open-database.ts';
+import { inWriteTransaction, isUniqueViolation } from '../infrastructure/sqlite/open-database.ts';
 import type { Role } from './roles.ts';
 import {
   AddressLimitError,
@@ -136,8 +136,7 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
     },
     async addAddress(userId, stored) {
       if (!findById(userId)) return null;
-      db.exec('BEGIN IMMEDIATE');
-      try {
+      inWriteTransaction(db, () => {
         if ((countAddresses.get(userId) as { n: number }).n >= maxAddressesPerUser)
           throw new AddressLimitError();
         insertAddress.run(
@@ -149,11 +148,7 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
           stored.country,
           stored.createdAt,
         );
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
+      });
       return stored;
     },
     async listAddresses(userId) {

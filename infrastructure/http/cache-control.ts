@@ -17,7 +17,7 @@ const startsWithAny = (path: string, prefixes: readonly string[]) =>
  *  2. /auth/, /users/me, /orders: private, no-cache (over anything the handler chose);
  *  3. /products, /categories, /search: public, s-maxage=300 unless the handler chose its own Cache-Control.
  */
-export const applyCacheControlRules = (request: Request, response: Response): void => {
+const applyCacheControlRules = (request: Request, response: Response): void => {
   const path = request.path;
   if (response.statusCode >= 500) {
     response.setHeader('Cache-Control', 'no-store');

@@ -31,6 +31,22 @@ export const openDatabase = ({ path, durability = 'process-crash', busyTimeoutMs
   return db;
 };
 
+/**
+ * Runs `work` in one write transaction (BEGIN IMMEDIATE takes the write lock up front, so a concurrent
+ * writer waits instead of failing half-way), committing its result or rolling back what it threw.
+ */
+export const inWriteTransaction = <T>(db: DatabaseSync, work: () => T): T => {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+};
+
 /** SQLite's extended result codes for constraint failures (primary key and unique). */
 export const isUniqueViolation = (error: unknown): boolean => {
   const code = (error as { errcode?: number }).errcode;

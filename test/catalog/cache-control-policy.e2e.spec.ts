@@ -1,9 +1,8 @@
 import { Router } from 'express';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpApp } from '../../infrastructure/http/create-app.ts';
-import { listen, type Listening } from '../../infrastructure/http/listen.ts';
+import type { Listening } from '../../infrastructure/http/listen.ts';
 import { problemOf } from '../support/http.ts';
+import { startTestApp } from '../support/test-app.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
 let service: TestService;
@@ -51,15 +50,7 @@ describe('the Cache-Control rules of spec 4.7, on every response, errors include
       router.get('/products/explode', () => {
         throw new Error('database password is hunter2');
       });
-      failing = await listen(
-        createHttpApp({
-          problems: { errorTypeBase: 'https://orders.example/problems', realm: 'order-service' },
-          logger: pino({ level: 'silent' }),
-          routers: [router],
-        }),
-        0,
-        '127.0.0.1',
-      );
+      failing = await startTestApp([router]);
     });
     afterAll(() => failing.close());
 

@@ -3,14 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router } from 'express';
 import jwt from 'jsonwebtoken';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccessTokenVerifier } from '../../identity/access-tokens.ts';
 import { authenticate, requireRole } from '../../identity/authenticate.ts';
 import { signingKeyFromPem } from '../../identity/signing-keys.ts';
-import { createHttpApp } from '../../infrastructure/http/create-app.ts';
-import { listen, type Listening } from '../../infrastructure/http/listen.ts';
+import type { Listening } from '../../infrastructure/http/listen.ts';
 import { postJson, problemOf } from '../support/http.ts';
+import { startTestApp } from '../support/test-app.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
 let service: TestService;
@@ -163,15 +162,7 @@ describe('authorisation by role', () => {
       router.post('/staff-operation', authenticate(verifier), requireRole('staff'), (_request, response) => {
         response.json({ done: true });
       });
-      staffOnly = await listen(
-        createHttpApp({
-          problems: { errorTypeBase: 'https://orders.example/problems', realm: 'order-service' },
-          logger: pino({ level: 'silent' }),
-          routers: [router],
-        }),
-        0,
-        '127.0.0.1',
-      );
+      staffOnly = await startTestApp([router]);
     });
     afterAll(() => staffOnly.close());
 

@@ -1,0 +1,16 @@
+import type { Router } from 'express';
+import { pino } from 'pino';
+import { createHttpApp } from '../../infrastructure/http/create-app.ts';
+import { listen, type Listening } from '../../infrastructure/http/listen.ts';
+
+/** The shared HTTP stack around routers a test defines, on an ephemeral port: for testing that stack itself. */
+export const startTestApp = (routers: Router[]): Promise<Listening> =>
+  listen(
+    createHttpApp({
+      problems: { errorTypeBase: 'https://orders.example/problems', realm: 'order-service' },
+      logger: pino({ level: 'silent' }),
+      routers,
+    }),
+    0,
+    '127.0.0.1',
+  );
