@@ -1,0 +1,98 @@
+import { MongoServerError, type Db, type Filter } from 'mongodb';
+import type { OrderReadModel } from './order-read-model.ts';
+import { isOrderStream, nextOrderView, orderIdOf } from './order-projection.ts';
+import type { OrderView } from './order-view.ts';
+
+type OrderDocument = Omit<OrderView, 'id'> & { _id: string };
+
+const toView = ({ _id, ...rest }: OrderDocument): OrderView => ({ id: _id, ...rest });
+const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
+
+/**
+ * Orders in MongoDB, one document each. Idempotent without transactions (FerretDB has none): a new order is
+ * an insert (a duplicate means it was applied), a later event a replace conditioned on the revision read.
+ */
+export const createMongoOrderReadModel = async (db: Db): Promise<OrderReadModel> => {
+  const orders = db.collection<OrderDocument>('order_views');
+  await orders.createIndex({ createdAt: -1, _id: -1 }, { name: 'listing' });
+  await orders.createIndex({ customerId: 1, createdAt: -1, _id: -1 }, { name: 'customer' });
+  await orders.createIndex({ status: 1, createdAt: -1, _id: -1 }, { name: 'status' });
+
+  const read = async (id: string) => {
+    const document = await orders.findOne({ _id: id });
+    return document ? toView(document) : null;
+  };
+
+  return {
+    async applyEvents(events) {
+      const touched = new Map<string, OrderView | null>();
+      for (const event of events) {
+        if (!isOrderStream(event.streamId)) continue;
+        const id = orderIdOf(event.streamId);
+        const current = touched.has(id) ? touched.get(id)! : await read(id);
+        const next = nextOrderView(current, event);
+        if (!next) continue;
+        const { id: _id, ...document } = next;
+        if (current === null) {
+          try {
+            await orders.insertOne({ _id, ...document });
+          } catch (error) {
+            if (!duplicateKey(error)) throw error;
+            touched.set(id, await read(id));
+            continue;
+          }
+        } else {
+          const result = await orders.replaceOne({ _id, revision: current.revision }, document);
+          if (result.matchedCount === 0) {
+            // Another process applied it first: carry on from what is stored now.
+            touched.set(id, await read(id));
+            continue;
+          }
+        }
+        touched.set(id, next);
+      }
+    },
+
+    getOrder: read,
+
+    async listOrders(query) {
+      const filter: Filter<OrderDocument> = {};
+      if (query.customerId !== undefined) filter.customerId = query.customerId;
+      if (query.status !== undefined) filter.status = query.status;
+      if (query.kind === 'page') {
+        const [total, documents] = await Promise.all([
+          orders.countDocuments(filter),
+          orders
+            .find(filter)
+            .sort({ createdAt: -1, _id: -1 })
+            .skip(query.offset)
+            .limit(query.limit)
+            .toArray(),
+        ]);
+        return { orders: documents.map(toView), total, hasMore: query.offset + documents.length < total };
+      }
+      const backwards = query.before !== undefined;
+      const cursor = query.before ?? query.after;
+      const keyset: Filter<OrderDocument> = cursor
+        ? {
+            $or: [
+              { createdAt: { [backwards ? '$gt' : '$lt']: cursor.createdAt } },
+              { createdAt: cursor.createdAt, _id: { [backwards ? '$gt' : '$lt']: cursor.id } },
+            ],
+          }
+        : {};
+      const direction = backwards ? 1 : -1;
+      const documents = await orders
+        .find({ ...filter, ...keyset })
+        .sort({ createdAt: direction, _id: direction })
+        .limit(query.limit + 1)
+        .toArray();
+      const page = documents.slice(0, query.limit).map(toView);
+      return { orders: backwards ? page.reverse() : page, hasMore: documents.length > query.limit };
+    },
+
+    async clear() {
+      await orders.deleteMany({});
+    },
+  };
+};

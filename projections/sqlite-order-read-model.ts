@@ -1,0 +1,110 @@
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { inWriteTransaction } from '../infrastructure/sqlite/open-database.ts';
+import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
+import { isOrderStream, nextOrderView, orderIdOf } from './order-projection.ts';
+import type { OrderView } from './order-view.ts';
+
+const schema = `
+  CREATE TABLE IF NOT EXISTS order_views (
+    id          TEXT    PRIMARY KEY,
+    customer_id TEXT    NOT NULL,
+    status      TEXT    NOT NULL,
+    created_at  TEXT    NOT NULL,
+    revision    INTEGER NOT NULL,
+    document    TEXT    NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS order_views_listing ON order_views (created_at, id);
+  CREATE INDEX IF NOT EXISTS order_views_customer ON order_views (customer_id, created_at, id);
+  CREATE INDEX IF NOT EXISTS order_views_status ON order_views (status, created_at, id);
+`;
+
+export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => {
+  db.exec(schema);
+  const select = db.prepare('SELECT document FROM order_views WHERE id = ?');
+  const upsert = db.prepare(
+    `INSERT INTO order_views (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document`,
+  );
+  const read = (id: string): OrderView | null => {
+    const row = select.get(id) as { document: string } | undefined;
+    return row ? (JSON.parse(row.document) as OrderView) : null;
+  };
+
+  return {
+    async applyEvents(events) {
+      inWriteTransaction(db, () => {
+        const touched = new Map<string, OrderView | null>();
+        for (const event of events) {
+          if (!isOrderStream(event.streamId)) continue;
+          const id = orderIdOf(event.streamId);
+          const current = touched.has(id) ? touched.get(id)! : read(id);
+          const next = nextOrderView(current, event);
+          if (!next) continue;
+          touched.set(id, next);
+          upsert.run(
+            next.id,
+            next.customerId,
+            next.status,
+            next.createdAt,
+            next.revision,
+            JSON.stringify(next),
+          );
+        }
+      });
+    },
+
+    async getOrder(id) {
+      return read(id);
+    },
+
+    async listOrders(query: OrderListQuery) {
+      const where: string[] = [];
+      const values: SQLInputValue[] = [];
+      if (query.customerId !== undefined) {
+        where.push('customer_id = ?');
+        values.push(query.customerId);
+      }
+      if (query.status !== undefined) {
+        where.push('status = ?');
+        values.push(query.status);
+      }
+      const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+
+      if (query.kind === 'page') {
+        const total = (
+          db.prepare(`SELECT count(*) AS n FROM order_views ${filter}`).get(...values) as { n: number }
+        ).n;
+        const rows = db
+          .prepare(
+            `SELECT document FROM order_views ${filter} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+          )
+          .all(...values, query.limit, query.offset) as { document: string }[];
+        const orders = rows.map((row) => JSON.parse(row.document) as OrderView);
+        return { orders, total, hasMore: query.offset + orders.length < total };
+      }
+
+      // Keyset pagination: "after" walks towards older orders, "before" towards newer ones.
+      const backwards = query.before !== undefined;
+      const cursor = query.before ?? query.after;
+      const conditions = [...where];
+      const cursorValues = [...values];
+      if (cursor) {
+        conditions.push(`(created_at, id) ${backwards ? '>' : '<'} (?, ?)`);
+        cursorValues.push(cursor.createdAt, cursor.id);
+      }
+      const rows = db
+        .prepare(
+          `SELECT document FROM order_views ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+           ORDER BY created_at ${backwards ? 'ASC' : 'DESC'}, id ${backwards ? 'ASC' : 'DESC'} LIMIT ?`,
+        )
+        .all(...cursorValues, query.limit + 1) as { document: string }[];
+      const hasMore = rows.length > query.limit;
+      const orders = rows.slice(0, query.limit).map((row) => JSON.parse(row.document) as OrderView);
+      return { orders: backwards ? orders.reverse() : orders, hasMore };
+    },
+
+    async clear() {
+      db.exec('DELETE FROM order_views');
+    },
+  };
+};

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { OrderReadModel } from '../../projections/order-read-model.ts';
+import { placeCommand, recordedHistory } from '../support/order-history.ts';
+
+/** What every adapter of the OrderReadModel port promises. Fresh customers per test: shared servers are fine. */
+export const orderReadModelContract = (
+  adapterName: string,
+  createReadModel: () => Promise<OrderReadModel>,
+) => {
+  describe(`OrderReadModel contract: ${adapterName}`, () => {
+    let model: OrderReadModel;
+    beforeAll(async () => {
+      model = await createReadModel();
+    });
+
+    it('folds an order history into the view the decider would give, with its revision and position', async () => {
+      const { orderId, events } = recordedHistory((id) => [
+        placeCommand(id),
+        { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
+      ]);
+      await model.applyEvents(events);
+      expect(await model.getOrder(orderId)).toMatchObject({
+        id: orderId,
+        status: 'confirmed',
+        total: { amountMinor: 1998, currency: 'EUR' },
+        createdAt: '2026-11-21T10:00:00.000Z',
+        updatedAt: '2026-11-21T10:05:00.000Z',
+        revision: 1,
+        position: events[1]!.position.toString(),
+      });
+      expect(await model.getOrder(randomUUID())).toBeNull();
+    });
+
+    it('is idempotent: a replayed event or batch changes nothing', async () => {
+      const { orderId, events } = recordedHistory((id) => [
+        placeCommand(id),
+        { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
+        { type: 'ShipOrder', data: { orderId: id, shippedAt: '2026-11-21T10:06:00.000Z' } },
+      ]);
+      await model.applyEvents(events);
+      const once = await model.getOrder(orderId);
+      await model.applyEvents(events);
+      await model.applyEvents([events[0]!, events[2]!]);
+      expect(await model.getOrder(orderId)).toEqual(once);
+    });
+
+    it('refuses to skip a gap in a stream', async () => {
+      const { events } = recordedHistory((id) => [
+        placeCommand(id),
+        { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
+      ]);
+      await expect(model.applyEvents([events[1]!])).rejects.toThrow(/gap/);
+    });
+
+    it('ignores events of other streams', async () => {
+      const { events } = recordedHistory((id) => [placeCommand(id)]);
+      await model.applyEvents([{ ...events[0]!, streamId: `webhook-${randomUUID()}` }]);
+    });
+
+    describe('listing', () => {
+      const customer = `customer-${randomUUID()}`;
+      const other = `customer-${randomUUID()}`;
+      const ids: string[] = [];
+      beforeAll(async () => {
+        // Seven orders of one customer a minute apart, the fourth cancelled; one of another customer.
+        for (let minute = 0; minute < 7; minute++) {
+          const { orderId, events } = recordedHistory((id) => [
+            placeCommand(id, { customerId: customer, placedAt: `2026-11-21T11:0${minute}:00.000Z` }),
+            ...(minute === 3
+              ? [
+                  {
+                    type: 'CancelOrder' as const,
+                    data: { orderId: id, reason: null, cancelledAt: '2026-11-21T12:00:00.000Z' },
+                  },
+                ]
+              : []),
+          ]);
+          ids.push(orderId);
+          await model.applyEvents(events);
+        }
+        await model.applyEvents(recordedHistory((id) => [placeCommand(id, { customerId: other })]).events);
+      });
+      const newestFirst = () => [...ids].reverse();
+
+      it('pages newest first, with the total, filtered by customer and status', async () => {
+        const first = await model.listOrders({ kind: 'page', customerId: customer, offset: 0, limit: 3 });
+        expect(first.orders.map((o) => o.id)).toEqual(newestFirst().slice(0, 3));
+        expect(first).toMatchObject({ total: 7, hasMore: true });
+        const last = await model.listOrders({ kind: 'page', customerId: customer, offset: 6, limit: 3 });
+        expect(last.orders.map((o) => o.id)).toEqual(newestFirst().slice(6));
+        expect(last.hasMore).toBe(false);
+        const cancelled = await model.listOrders({
+          kind: 'page',
+          customerId: customer,
+          status: 'cancelled',
+          offset: 0,
+          limit: 10,
+        });
+        expect(cancelled.orders.map((o) => o.id)).toEqual([ids[3]]);
+      });
+
+      it('walks with cursors in both directions', async () => {
+        const first = await model.listOrders({ kind: 'cursor', customerId: customer, limit: 3 });
+        expect(first.orders.map((o) => o.id)).toEqual(newestFirst().slice(0, 3));
+        expect(first.hasMore).toBe(true);
+        const third = first.orders[2]!;
+        const second = await model.listOrders({
+          kind: 'cursor',
+          customerId: customer,
+          limit: 3,
+          after: { createdAt: third.createdAt, id: third.id },
+        });
+        expect(second.orders.map((o) => o.id)).toEqual(newestFirst().slice(3, 6));
+        const fourth = second.orders[0]!;
+        const back = await model.listOrders({
+          kind: 'cursor',
+          customerId: customer,
+          limit: 3,
+          before: { createdAt: fourth.createdAt, id: fourth.id },
+        });
+        expect(back.orders.map((o) => o.id)).toEqual(newestFirst().slice(0, 3));
+        expect(back.hasMore).toBe(false);
+      });
+
+      it('keeps cursors stable when newer orders arrive meanwhile', async () => {
+        const first = await model.listOrders({ kind: 'cursor', customerId: customer, limit: 2 });
+        const newer = recordedHistory((id) => [
+          placeCommand(id, { customerId: customer, placedAt: '2026-11-21T13:00:00.000Z' }),
+        ]);
+        await model.applyEvents(newer.events);
+        const last = first.orders[1]!;
+        const next = await model.listOrders({
+          kind: 'cursor',
+          customerId: customer,
+          limit: 2,
+          after: { createdAt: last.createdAt, id: last.id },
+        });
+        expect(next.orders.map((o) => o.id)).toEqual(newestFirst().slice(2, 4));
+      });
+    });
+  });
+};

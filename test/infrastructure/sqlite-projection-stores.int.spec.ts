@@ -1,0 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
+import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
+import { createSqliteOrderReadModel } from '../../projections/sqlite-order-read-model.ts';
+import { checkpointStoreContract } from '../contracts/checkpoint-store.contract.ts';
+import { orderReadModelContract } from '../contracts/order-read-model.contract.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'projection-stores-'));
+const db = openDatabase({ path: join(dir, 'read-store.sqlite') });
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+orderReadModelContract('node:sqlite file', async () => createSqliteOrderReadModel(db));
+checkpointStoreContract('node:sqlite file', async () => createSqliteCheckpointStore(db));

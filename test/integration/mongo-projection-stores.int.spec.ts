@@ -1,0 +1,10 @@
+import { createMongoCheckpointStore } from '../../projections/mongo-checkpoint-store.ts';
+import { createMongoOrderReadModel } from '../../projections/mongo-order-read-model.ts';
+import { checkpointStoreContract } from '../contracts/checkpoint-store.contract.ts';
+import { orderReadModelContract } from '../contracts/order-read-model.contract.ts';
+import { freshMongoDatabase } from '../support/mongo.ts';
+
+const database = freshMongoDatabase();
+
+orderReadModelContract('MongoDB (FerretDB)', async () => createMongoOrderReadModel(await database()));
+checkpointStoreContract('MongoDB (FerretDB)', async () => createMongoCheckpointStore(await database()));

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { orderDecider } from '../../domain/order/order-decider.ts';
+import { orderStreamName, type OrderCommand, type OrderEvent } from '../../domain/order/order.ts';
+import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+
+let nextPosition = 1n;
+
+/**
+ * Log events of one order, produced by the real decider from commands, with stream revisions and
+ * increasing global positions, as an event store would record them.
+ */
+export const recordedHistory = (
+  commands: (orderId: string) => OrderCommand[],
+  { orderId = randomUUID() }: { orderId?: string } = {},
+): { orderId: string; events: RecordedEvent[] } => {
+  let state = orderDecider.initialState();
+  const events: RecordedEvent[] = [];
+  for (const command of commands(orderId)) {
+    for (const event of orderDecider.decide(command, state)) {
+      state = orderDecider.evolve(state, event);
+      events.push(record(orderId, event, events.length));
+    }
+  }
+  return { orderId, events };
+};
+
+const record = (orderId: string, event: OrderEvent, revision: number): RecordedEvent => ({
+  id: randomUUID(),
+  type: event.type,
+  data: event.data as unknown as Record<string, unknown>,
+  metadata: {
+    actor: null,
+    correlationId: randomUUID(),
+    causationId: null,
+    occurredAt: '2026-11-21T10:00:00.000Z',
+  },
+  streamId: orderStreamName(orderId),
+  revision,
+  position: nextPosition++,
+});
+
+export const placeCommand = (
+  orderId: string,
+  { customerId = 'customer-1', placedAt = '2026-11-21T10:00:00.000Z' } = {},
+): OrderCommand => ({
+  type: 'PlaceOrder',
+  data: {
+    orderId,
+    customerId,
+    items: [
+      {
+        productId: '1001',
+        productName: 'Espresso cup',
+        quantity: 2,
+        unitPrice: { amountMinor: 999, currency: 'EUR' },
+      },
+    ],
+    shippingAddress: { street: '1 Main St', city: 'Lyon', postalCode: '69001', country: 'FR' },
+    note: null,
+    placedAt,
+  },
+});
