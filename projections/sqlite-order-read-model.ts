@@ -1,4 +1,4 @@
-import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { inWriteTransaction } from '../infrastructure/sqlite/open-database.ts';
 import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
 import { isOrderStream, nextOrderView, orderIdOf } from './order-projection.ts';
@@ -25,6 +25,17 @@ export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => 
     `INSERT INTO order_views (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document`,
   );
+  // The listing's SQL varies only by which filters are set: a handful of texts, each prepared once.
+  const prepared = new Map<string, StatementSync>();
+  const statement = (sql: string): StatementSync => {
+    let cached = prepared.get(sql);
+    if (!cached) {
+      cached = db.prepare(sql);
+      prepared.set(sql, cached);
+    }
+    return cached;
+  };
+
   const read = (id: string): OrderView | null => {
     const row = select.get(id) as { document: string } | undefined;
     return row ? (JSON.parse(row.document) as OrderView) : null;
@@ -72,13 +83,11 @@ export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => 
 
       if (query.kind === 'page') {
         const total = (
-          db.prepare(`SELECT count(*) AS n FROM order_views ${filter}`).get(...values) as { n: number }
+          statement(`SELECT count(*) AS n FROM order_views ${filter}`).get(...values) as { n: number }
         ).n;
-        const rows = db
-          .prepare(
-            `SELECT document FROM order_views ${filter} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-          )
-          .all(...values, query.limit, query.offset) as { document: string }[];
+        const rows = statement(
+          `SELECT document FROM order_views ${filter} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+        ).all(...values, query.limit, query.offset) as { document: string }[];
         const orders = rows.map((row) => JSON.parse(row.document) as OrderView);
         return { orders, total, hasMore: query.offset + orders.length < total };
       }
@@ -92,12 +101,10 @@ export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => 
         conditions.push(`(created_at, id) ${backwards ? '>' : '<'} (?, ?)`);
         cursorValues.push(cursor.createdAt, cursor.id);
       }
-      const rows = db
-        .prepare(
-          `SELECT document FROM order_views ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+      const rows = statement(
+        `SELECT document FROM order_views ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
            ORDER BY created_at ${backwards ? 'ASC' : 'DESC'}, id ${backwards ? 'ASC' : 'DESC'} LIMIT ?`,
-        )
-        .all(...cursorValues, query.limit + 1) as { document: string }[];
+      ).all(...cursorValues, query.limit + 1) as { document: string }[];
       const hasMore = rows.length > query.limit;
       const orders = rows.slice(0, query.limit).map((row) => JSON.parse(row.document) as OrderView);
       return { orders: backwards ? orders.reverse() : orders, hasMore };

@@ -1,3 +1,5 @@
+import type { ProblemDetails } from '../../infrastructure/http/problem-details.ts';
+
 /** Small fetch helpers for tests over real HTTP. */
 export const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, {
@@ -19,13 +21,5 @@ export const problemOf = async (response: Response) => {
   if (!type.startsWith('application/problem+json')) {
     throw new Error(`expected application/problem+json, got ${type}: ${await response.text()}`);
   }
-  return (await response.json()) as {
-    type: string;
-    title: string;
-    status: number;
-    detail?: string;
-    instance?: string;
-    errors?: { field: string; message: string }[];
-    [extension: string]: unknown;
-  };
+  return (await response.json()) as ProblemDetails;
 };
