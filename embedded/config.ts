@@ -22,6 +22,8 @@ export const embeddedConfigSchema = z
     SEED_DEMO_USERS: z.enum(['true', 'false']).default('true'),
     /** Import the demo catalogue (60 products, 6 categories) when the catalogue is empty. */
     SEED_DEMO_CATALOG: z.enum(['true', 'false']).default('true'),
+    /** How long a query sent with a Consistency-Token waits for the read models before answering 503. */
+    CONSISTENCY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
     ...identityEnvironment,
     ...catalogEnvironment,
   })
@@ -36,6 +38,7 @@ export const embeddedConfigSchema = z
       publicBaseUrl,
       errorTypeBase: withoutTrailingSlash(env.ERROR_TYPE_BASE ?? `${publicBaseUrl}/problems`),
       seedDemoUsers: env.SEED_DEMO_USERS === 'true',
+      consistencyTimeoutMs: env.CONSISTENCY_TIMEOUT_MS,
       catalog: {
         seedDemo: env.SEED_DEMO_CATALOG === 'true',
         currency: env.CATALOG_CURRENCY,

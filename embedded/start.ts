@@ -1,9 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
 import { catalogRoutes } from '../catalog/catalog-routes.ts';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
+import { createOrderCommandHandler } from '../command-api/order-command-handler.ts';
+import { orderCommandRoutes } from '../command-api/order-command-routes.ts';
+import { orderErrors } from '../command-api/order-errors.ts';
+import { createSqliteIdempotencyStore } from '../command-api/sqlite-idempotency-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
@@ -14,6 +19,11 @@ import { createHttpApp } from '../infrastructure/http/create-app.ts';
 import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { startProjectionRunner } from '../projections/projection-runner.ts';
+import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
+import { createSqliteOrderReadModel } from '../projections/sqlite-order-read-model.ts';
+import { auditRoutes } from '../query-api/audit-routes.ts';
+import { orderQueryRoutes } from '../query-api/order-query-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
 
 export type EmbeddedDeps = {
@@ -28,8 +38,8 @@ export type RunningService = { url: string; stop: () => Promise<void> };
 
 /**
  * The embedded default: every service of the project in this one process, on one port. The event log is
- * `DATA_DIR/events.sqlite`; users, tokens, the catalogue and (later) the read models are
- * `DATA_DIR/read-store.sqlite`.
+ * `DATA_DIR/events.sqlite`; users, tokens, the catalogue, idempotency keys, the read models and
+ * their checkpoints are `DATA_DIR/read-store.sqlite`. The projection runs in this process too.
  */
 export const startEmbedded = async ({
   config,
@@ -67,13 +77,51 @@ export const startEmbedded = async ({
     clock,
   });
 
+  const readModel = createSqliteOrderReadModel(readStore);
+  const projection = await startProjectionRunner({
+    name: 'orders',
+    eventStore,
+    checkpoints: createSqliteCheckpointStore(readStore),
+    apply: (events) => readModel.applyEvents(events),
+    logger,
+  });
+  const idempotency = createSqliteIdempotencyStore(readStore);
+  const purgeIdempotencyKeys = setInterval(() => {
+    idempotency.purgeExpired(clock.now()).catch((error: unknown) => {
+      logger.error({ err: error }, 'could not purge expired idempotency keys');
+    });
+  }, 3_600_000).unref();
+
   const app = createHttpApp({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
     logger,
     trustProxy: config.identity.trustProxy,
     // The catalogue first: it carries the hottest, public traffic.
-    routers: [catalogRouter, healthRoutes(), ...identity.routers],
-    errorMappers: [...identity.errorMappers],
+    routers: [
+      catalogRouter,
+      healthRoutes(),
+      ...identity.routers,
+      orderCommandRoutes({
+        handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),
+        verifier: identity.verifier,
+        catalog,
+        users,
+        idempotency,
+        currency: config.catalog.currency,
+        clock,
+        newId: randomUUID,
+        logger,
+      }),
+      orderQueryRoutes({
+        readModel,
+        eventStore,
+        progress: projection,
+        verifier: identity.verifier,
+        consistencyTimeoutMs: config.consistencyTimeoutMs,
+      }),
+      auditRoutes({ eventStore, verifier: identity.verifier }),
+    ],
+    errorMappers: [...identity.errorMappers, orderErrors],
   });
 
   const http = await listen(app, config.port, config.host);
@@ -82,7 +130,9 @@ export const startEmbedded = async ({
   return {
     url: http.url,
     async stop() {
+      clearInterval(purgeIdempotencyKeys);
       await http.close();
+      await projection.stop();
       await eventStore.close();
       readStore.close();
       logger.info('embedded service stopped');

@@ -1,5 +1,6 @@
 import { moneyToDecimal, type Money } from '../domain/money.ts';
 import type { PlacedOrder } from '../domain/order/order.ts';
+import { jsonRepresentation, type Representation } from '../infrastructure/http/representation.ts';
 
 /** An order as the read model keeps it: the decider's state, plus where in its stream and the log it is. */
 export type OrderView = PlacedOrder & {
@@ -39,3 +40,7 @@ export const orderResource = (order: PlacedOrder) => ({
   createdAt: order.createdAt,
   updatedAt: order.updatedAt,
 });
+
+/** The order as sent, with its strong ETag: the same bytes, and so the same ETag, from either side. */
+export const orderRepresentation = (order: PlacedOrder): Representation =>
+  jsonRepresentation(orderResource(order), { lastModified: order.updatedAt });

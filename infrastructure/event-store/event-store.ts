@@ -58,6 +58,9 @@ export type EventStore = {
   /** Up to maxCount events of the whole log after a position (exclusive), in log order. */
   readAll(options: { after?: GlobalPosition; maxCount: number }): Promise<RecordedEvent[]>;
 
+  /** Up to maxCount events of the whole log before a position (exclusive; from the end when absent), newest first. */
+  readAllBackwards(options: { before?: GlobalPosition; maxCount: number }): Promise<RecordedEvent[]>;
+
   /**
    * Every event after a position (exclusive; from the start when absent): first those already stored,
    * then each new one as it is appended. Ends when the signal aborts or the consumer stops iterating.

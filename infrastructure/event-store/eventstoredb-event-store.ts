@@ -131,6 +131,24 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
       return events;
     },
 
+    async readAllBackwards({ before, maxCount }) {
+      const events: RecordedEvent[] = [];
+      if (maxCount <= 0) return events;
+      // Backwards reads start at their position inclusively too: skip the event at `before` itself.
+      for await (const resolved of client.readAll({
+        fromPosition: before === undefined ? END : unpackPosition(before),
+        direction: BACKWARDS,
+      })) {
+        const event = resolved.event;
+        if (!event || isSystemEvent(event)) continue;
+        const recorded = toRecordedEvent(event);
+        if (before !== undefined && recorded.position >= before) continue;
+        events.push(recorded);
+        if (events.length >= maxCount) break;
+      }
+      return events;
+    },
+
     async *subscribeToAll({ after, signal } = {}) {
       if (signal?.aborted) return;
       const subscription = client.subscribeToAll({

@@ -108,8 +108,10 @@ export const createSqliteEventStore = ({
      AND revision >= ? ORDER BY revision LIMIT ?`,
   );
   const selectAfter = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?');
+  const selectBefore = db.prepare('SELECT * FROM events WHERE position < ? ORDER BY position DESC LIMIT ?');
   const selectHead = db.prepare('SELECT max(position) AS position FROM events');
-  for (const statement of [selectStream, selectAfter, selectHead]) statement.setReadBigInts(true);
+  for (const statement of [selectStream, selectAfter, selectBefore, selectHead])
+    statement.setReadBigInts(true);
 
   const appended = createWakeup();
   const closing = new AbortController();
@@ -194,17 +196,24 @@ export const createSqliteEventStore = ({
       return readAfter(after, maxCount);
     },
 
+    async readAllBackwards({ before, maxCount }) {
+      // 2^63 - 1: past every rowid SQLite can hand out.
+      const bound = before ?? 0x7fff_ffff_ffff_ffffn;
+      return (selectBefore.all(bound, maxCount) as EventRow[]).map(toRecordedEvent);
+    },
+
     async *subscribeToAll({ after = 0n, signal } = {}) {
       const stop = AbortSignal.any([closing.signal, ...(signal ? [signal] : [])]);
       let position = after;
       while (!stop.aborted) {
+        const seen = appended.seen();
         const batch = readAfter(position, batchSize);
         for (const event of batch) {
           if (stop.aborted) return;
           yield event;
           position = event.position;
         }
-        if (batch.length < batchSize) await appended.wait(pollIntervalMs, stop);
+        if (batch.length < batchSize) await appended.wait(pollIntervalMs, stop, seen);
       }
     },
 

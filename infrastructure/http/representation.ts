@@ -66,6 +66,22 @@ const parseHttpDate = (value: string): number | undefined => {
 };
 
 /**
+ * If-Match (RFC 9110, section 13.1.1) against the current strong ETag: '*' matches any current
+ * representation, a list matches when one of its strong tags is identical; weak tags never match.
+ */
+export const ifMatchHolds = (header: string, currentEtag: string): boolean => {
+  const trimmed = header.trim();
+  if (trimmed === '*') return true;
+  entityTag.lastIndex = 0;
+  while (entityTag.lastIndex < trimmed.length) {
+    const match = entityTag.exec(trimmed);
+    if (!match) return false;
+    if (match[1] === undefined && match[2] === currentEtag) return true;
+  }
+  return false;
+};
+
+/**
  * RFC 9110, section 13.2.2, for GET and HEAD with a 2xx answer: If-None-Match first, with weak comparison;
  * If-Modified-Since only when If-None-Match is absent, and only when valid. True: answer 304.
  */

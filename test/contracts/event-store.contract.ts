@@ -175,6 +175,18 @@ export const eventStoreContract = (adapterName: string, createStore: () => Promi
         const afterFirst = await store.readAll({ after: all[0]!.position, maxCount: 2 });
         expect(afterFirst.map((e) => e.revision)).toEqual([1, 2]);
       });
+
+      it('reads backwards before a position exclusively, newest first, at most a count', async () => {
+        const streamId = uniqueStreamId();
+        await store.appendToStream(streamId, events(4), { expectedRevision: NO_STREAM });
+        const newest = await store.readAllBackwards({ maxCount: 2 });
+        expect(ourEvents(newest, [streamId]).map((e) => e.revision)).toEqual([3, 2]);
+        const beforeThird = await store.readAllBackwards({ before: newest[1]!.position, maxCount: 2 });
+        expect(beforeThird.map((e) => [e.streamId, e.revision])).toEqual([
+          [streamId, 1],
+          [streamId, 0],
+        ]);
+      });
     });
 
     describe('subscribing to the whole log', () => {

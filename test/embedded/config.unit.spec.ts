@@ -13,6 +13,7 @@ describe('embedded configuration', () => {
       publicBaseUrl: 'http://localhost:3000',
       errorTypeBase: 'http://localhost:3000/problems',
       seedDemoUsers: true,
+      consistencyTimeoutMs: 5000,
       catalog: { seedDemo: true, currency: 'EUR', refreshIntervalMs: 1000 },
       identity: {
         signingKeyPem: undefined,

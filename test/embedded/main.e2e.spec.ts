@@ -11,6 +11,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'embedded-main-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 let demoCredentials = '';
+let placedOrder = { path: '', body: '', auth: {} as Record<string, string> };
 
 /** Reads the JSON log until the line saying where the service listens. */
 const listeningUrl = async (logs: AsyncIterator<string>) => {
@@ -76,9 +77,45 @@ describe('the embedded default as a process (npm start)', () => {
     });
     expect(login.status).toBe(200);
 
+    // An order placed now, acknowledged with 201, must survive the SIGTERM below.
+    const auth = {
+      Authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`,
+    };
+    const address = await fetch(`${url}/users/me/addresses`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ street: '2 Quay St', city: 'Dublin', postalCode: 'D02', country: 'IE' }),
+    });
+    const placed = await fetch(`${url}/orders`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        items: [{ productId: '1001', quantity: 1 }],
+        shippingAddressId: ((await address.json()) as { id: string }).id,
+      }),
+    });
+    expect(placed.status).toBe(201);
+    placedOrder = {
+      path: placed.headers.get('location')!,
+      body: await placed.text(),
+      auth: { ...auth, 'Consistency-Token': placed.headers.get('consistency-token')! },
+    };
+
     service.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).not.toContain('Demo users were created');
+  });
+
+  it('still has the acknowledged order after the restart', async () => {
+    const service = run({ PORT: '0', DATA_DIR: dataDir });
+    const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
+    const logs = createInterface({ input: service.stdout })[Symbol.asyncIterator]();
+    const url = await listeningUrl(logs);
+    const read = await fetch(`${url}${placedOrder.path}`, { headers: placedOrder.auth });
+    expect(read.status).toBe(200);
+    expect(await read.text()).toBe(placedOrder.body);
+    service.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 
   it('refuses to start on bad configuration, naming the variable', async () => {

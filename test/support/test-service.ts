@@ -45,12 +45,14 @@ export const startTestService = async (env: Record<string, string> = {}) => {
     ...env,
   });
   const announced: string[] = [];
-  const service = await startEmbedded({
-    config,
-    logger: pino({ level: 'silent' }),
-    clock,
-    announce: (text) => announced.push(text),
-  });
+  const start = () =>
+    startEmbedded({
+      config,
+      logger: pino({ level: 'silent' }),
+      clock,
+      announce: (text) => announced.push(text),
+    });
+  let service = await start();
   const readStore = openDatabase({ path: join(dataDir, 'read-store.sqlite') });
   const users = createSqliteUserStore(readStore);
   const refreshTokens = createSqliteRefreshTokenStore(readStore);
@@ -83,7 +85,9 @@ export const startTestService = async (env: Record<string, string> = {}) => {
   };
 
   return {
-    url: service.url,
+    get url() {
+      return service.url;
+    },
     config,
     dataDir,
     clock,
@@ -98,6 +102,11 @@ export const startTestService = async (env: Record<string, string> = {}) => {
       const user = await addUser(roles);
       const tokens = await login(user);
       return { ...user, tokens, auth: { Authorization: `Bearer ${tokens.access_token}` } };
+    },
+    /** Stops the service as SIGTERM would and starts it again on the same DATA_DIR (on a new port). */
+    async restart() {
+      await service.stop();
+      service = await start();
     },
     async stop() {
       readStore.close();

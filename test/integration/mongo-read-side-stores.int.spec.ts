@@ -1,6 +1,8 @@
+import { createMongoIdempotencyStore } from '../../command-api/mongo-idempotency-store.ts';
 import { createMongoCheckpointStore } from '../../projections/mongo-checkpoint-store.ts';
 import { createMongoOrderReadModel } from '../../projections/mongo-order-read-model.ts';
 import { checkpointStoreContract } from '../contracts/checkpoint-store.contract.ts';
+import { idempotencyStoreContract } from '../contracts/idempotency-store.contract.ts';
 import { orderReadModelContract } from '../contracts/order-read-model.contract.ts';
 import { freshMongoDatabase } from '../support/mongo.ts';
 
@@ -8,3 +10,4 @@ const database = freshMongoDatabase();
 
 orderReadModelContract('MongoDB (FerretDB)', async () => createMongoOrderReadModel(await database()));
 checkpointStoreContract('MongoDB (FerretDB)', async () => createMongoCheckpointStore(await database()));
+idempotencyStoreContract('MongoDB (FerretDB)', async () => createMongoIdempotencyStore(await database()));

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { createSqliteIdempotencyStore } from '../../command-api/sqlite-idempotency-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
 import { createSqliteOrderReadModel } from '../../projections/sqlite-order-read-model.ts';
+import { idempotencyStoreContract } from '../contracts/idempotency-store.contract.ts';
 import { checkpointStoreContract } from '../contracts/checkpoint-store.contract.ts';
 import { orderReadModelContract } from '../contracts/order-read-model.contract.ts';
 
@@ -17,3 +19,4 @@ afterAll(() => {
 
 orderReadModelContract('node:sqlite file', async () => createSqliteOrderReadModel(db));
 checkpointStoreContract('node:sqlite file', async () => createSqliteCheckpointStore(db));
+idempotencyStoreContract('node:sqlite file', async () => createSqliteIdempotencyStore(db));

@@ -1,0 +1,24 @@
+import type { Principal } from '../identity/access-tokens.ts';
+import { readsEveryOrder } from '../identity/roles.ts';
+import type { RecordedEvent, StreamEvent } from '../infrastructure/event-store/event-store.ts';
+
+/**
+ * An event of the log as the audit endpoints show it: the stored fact verbatim (its data as recorded, money
+ * in integer minor units), where it sits, when, and who acted. A customer reading the history of its own
+ * order sees the roles of the staff who acted on it, never their user ids.
+ */
+export const eventResource = (event: StreamEvent | RecordedEvent, viewer: Principal) => {
+  const { actor, correlationId, occurredAt } = event.metadata;
+  const showsActor = actor === null || readsEveryOrder(viewer.roles) || actor.userId === viewer.userId;
+  return {
+    id: event.id,
+    type: event.type,
+    streamId: event.streamId,
+    revision: event.revision,
+    ...('position' in event ? { position: event.position.toString() } : {}),
+    occurredAt,
+    actor: actor === null ? null : showsActor ? actor : { roles: actor.roles },
+    correlationId,
+    data: event.data,
+  };
+};

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import type { OrderCursor } from '../projections/order-read-model.ts';
+
+/** Which way a cursor walks from the order it names: towards older orders (next) or newer ones (prev). */
+export type CursorDirection = 'after' | 'before';
+
+const cursorShape = z.tuple([z.enum(['after', 'before']), z.iso.datetime(), z.uuid()]);
+
+/** Opaque to clients: base64url of the direction and the order it is relative to. */
+export const encodeCursor = (direction: CursorDirection, at: OrderCursor): string =>
+  Buffer.from(JSON.stringify([direction, at.createdAt, at.id])).toString('base64url');
+
+/** The cursor's meaning, or undefined when it is not one this service made. */
+export const decodeCursor = (cursor: string): { direction: CursorDirection; at: OrderCursor } | undefined => {
+  try {
+    const parsed = cursorShape.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    if (!parsed.success) return undefined;
+    const [direction, createdAt, id] = parsed.data;
+    return { direction, at: { createdAt, id } };
+  } catch {
+    return undefined;
+  }
+};

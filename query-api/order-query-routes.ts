@@ -1,0 +1,179 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { orderFromHistory } from '../domain/order/order-events.ts';
+import { orderStatuses, orderStreamName } from '../domain/order/order.ts';
+import type { AccessTokenVerifier, Principal } from '../identity/access-tokens.ts';
+import { authenticate, principalOf, requireRole } from '../identity/authenticate.ts';
+import { readsEveryOrder } from '../identity/roles.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import { forbidden, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
+import { sendJson, sendRepresentation } from '../infrastructure/http/representation.ts';
+import { uuidParam } from '../infrastructure/http/path-params.ts';
+import { parseInput } from '../infrastructure/http/validation.ts';
+import type { OrderListQuery, OrderReadModel } from '../projections/order-read-model.ts';
+import type { ProjectionProgress } from '../projections/projection-progress.ts';
+import { orderRepresentation, orderResource, type OrderView } from '../projections/order-view.ts';
+import { eventResource } from './event-resource.ts';
+import { decodeCursor, encodeCursor } from './order-cursor.ts';
+import { readYourWrites } from './read-your-writes.ts';
+
+const positiveInt = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`));
+
+const listingQuery = z.object({
+  page: positiveInt(1_000_000).optional(),
+  perPage: positiveInt(100).default(20),
+  cursor: z.string().max(512).optional(),
+  status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
+});
+
+const revisionQuery = z
+  .string()
+  .regex(/^\d{1,9}$/, 'must be a stream revision: a whole number from 0')
+  .transform(Number);
+
+export type OrderQueryDeps = {
+  readModel: OrderReadModel;
+  eventStore: EventStore;
+  progress: ProjectionProgress;
+  verifier: AccessTokenVerifier;
+  /** How long a query with a Consistency-Token waits for the read models. */
+  consistencyTimeoutMs: number;
+};
+
+const noSuchOrder = 'There is no order with this id.';
+const orderIdParam = (request: Request) => uuidParam(request, 'orderId', noSuchOrder);
+
+const visibleTo = (principal: Principal, order: { customerId: string }) =>
+  readsEveryOrder(principal.roles) || order.customerId === principal.userId;
+
+/**
+ * The query side of orders: GET /orders, GET /orders/{id} (and ?revision=N), GET /orders/{id}/events.
+ * Orders come from the read model; history and past revisions from the order's stream in the log.
+ */
+export const orderQueryRoutes = ({
+  readModel,
+  eventStore,
+  progress,
+  verifier,
+  consistencyTimeoutMs,
+}: OrderQueryDeps): Router => {
+  const router = Router();
+  const readers = [
+    authenticate(verifier),
+    requireRole('customer', 'staff', 'auditor', 'admin'),
+    readYourWrites(progress, consistencyTimeoutMs),
+  ];
+
+  /** The order's stream, when the caller may see that order; 404 otherwise, never 403. */
+  const historyFor = async (request: Request, response: Response) => {
+    const history = await eventStore.readStream(orderStreamName(orderIdParam(request)));
+    const order = orderFromHistory(history);
+    if (order.status === 'none' || !visibleTo(principalOf(response), order)) {
+      throw notFound(noSuchOrder);
+    }
+    return history;
+  };
+
+  router.get('/orders', ...readers, async (request, response) => {
+    const principal = principalOf(response);
+    const query = parseInput(listingQuery, request.query, 'query');
+    if (query.page !== undefined && query.cursor !== undefined) {
+      throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
+    }
+    const filter = {
+      ...(readsEveryOrder(principal.roles) ? {} : { customerId: principal.userId }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+      limit: query.perPage,
+    };
+
+    if (query.cursor === undefined) {
+      const page = query.page ?? 1;
+      const { orders, total } = await readModel.listOrders({
+        ...filter,
+        kind: 'page',
+        offset: (page - 1) * query.perPage,
+      });
+      return sendJson(request, response, {
+        meta: { total: total ?? 0, page, perPage: query.perPage },
+        data: orders.map(orderResource),
+      });
+    }
+
+    const decoded = query.cursor === '' ? undefined : decodeCursor(query.cursor);
+    if (query.cursor !== '' && !decoded) {
+      throw validationFailed([{ field: 'cursor', message: 'is not a cursor from a links member' }]);
+    }
+    const listing: OrderListQuery = {
+      ...filter,
+      kind: 'cursor',
+      ...(decoded === undefined
+        ? {}
+        : decoded.direction === 'after'
+          ? { after: decoded.at }
+          : { before: decoded.at }),
+    };
+    const { orders, hasMore } = await readModel.listOrders(listing);
+    const link = (direction: 'after' | 'before', order: OrderView | undefined) => {
+      if (!order) return null;
+      const params = new URLSearchParams({
+        cursor: encodeCursor(direction, order),
+        perPage: String(query.perPage),
+      });
+      if (query.status !== undefined) params.set('status', query.status);
+      return `/orders?${params.toString()}`;
+    };
+    // Walking towards older orders, "more" lies next; walking back towards newer ones, it lies before.
+    const backwards = decoded?.direction === 'before';
+    const next = backwards ? link('after', orders.at(-1)) : hasMore ? link('after', orders.at(-1)) : null;
+    const prev = backwards
+      ? hasMore
+        ? link('before', orders[0])
+        : null
+      : decoded === undefined
+        ? null
+        : link('before', orders[0]);
+    sendJson(request, response, {
+      meta: { perPage: query.perPage },
+      links: { next, prev },
+      data: orders.map(orderResource),
+    });
+  });
+
+  router.get('/orders/:orderId', ...readers, async (request, response) => {
+    const principal = principalOf(response);
+    const revision = request.query['revision'];
+    if (revision !== undefined) {
+      if (!readsEveryOrder(principal.roles)) {
+        throw forbidden('Only staff and auditors read an order at a past revision.');
+      }
+      const upTo = parseInput(revisionQuery, revision, 'revision');
+      const history = await historyFor(request, response);
+      if (upTo >= history.length) {
+        throw notFound(`The order has revisions 0 to ${history.length - 1}.`);
+      }
+      const order = orderFromHistory(history.slice(0, upTo + 1));
+      if (order.status === 'none') throw notFound(noSuchOrder);
+      return sendRepresentation(request, response, orderRepresentation(order));
+    }
+    const order = await readModel.getOrder(orderIdParam(request));
+    if (!order || !visibleTo(principal, order)) throw notFound(noSuchOrder);
+    sendRepresentation(request, response, orderRepresentation(order));
+  });
+
+  router.get('/orders/:orderId/events', ...readers, async (request, response) => {
+    const principal = principalOf(response);
+    const history = await historyFor(request, response);
+    sendJson(
+      request,
+      response,
+      history.map((event) => eventResource(event, principal)),
+    );
+  });
+
+  return router;
+};

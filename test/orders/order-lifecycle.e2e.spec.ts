@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemOf } from '../support/http.ts';
+import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+let service: TestService;
+let customer: OrderActor;
+let staff: OrderActor;
+let auditor: OrderActor;
+
+beforeAll(async () => {
+  service = await startTestService();
+  [customer, staff, auditor] = await Promise.all([
+    orderActor(service, ['customer']),
+    orderActor(service, ['staff']),
+    orderActor(service, ['auditor']),
+  ]);
+});
+afterAll(async () => service.stop());
+
+const eventTypes = async (orderId: string) => {
+  const response = await auditor.get(`/orders/${orderId}/events`);
+  return ((await response.json()) as { type: string }[]).map((event) => event.type);
+};
+
+/** Given an order moved through these actions by staff. */
+const orderIn = async (...actions: string[]) => {
+  const { order } = await customer.placeOrder();
+  for (const action of actions) {
+    const response = await staff.post(`/orders/${order.id}/${action}`);
+    if (response.status !== 200) throw new Error(`${action}: ${response.status}`);
+  }
+  return order.id;
+};
+
+describe('the order lifecycle over HTTP (spec section 3)', () => {
+  it('moves pending -> confirmed -> shipped -> delivered, each answer the order after the command', async () => {
+    const { order } = await customer.placeOrder();
+    let lastToken = 0n;
+    for (const [action, status] of [
+      ['confirm', 'confirmed'],
+      ['ship', 'shipped'],
+      ['deliver', 'delivered'],
+    ] as const) {
+      service.clock.advance(60_000);
+      const response = await staff.post(`/orders/${order.id}/${action}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const token = BigInt(response.headers.get('consistency-token')!);
+      expect(token).toBeGreaterThan(lastToken);
+      lastToken = token;
+      const body = (await response.json()) as OrderBody;
+      expect(body.status).toBe(status);
+      expect(body.updatedAt).toBe(service.clock.now().toISOString());
+      expect(body.createdAt).toBe(order.createdAt);
+    }
+    expect(await eventTypes(order.id)).toEqual([
+      'OrderPlaced',
+      'OrderConfirmed',
+      'OrderShipped',
+      'OrderDelivered',
+    ]);
+  });
+
+  it.each([
+    { given: [], action: 'ship', currentStatus: 'pending' },
+    { given: [], action: 'deliver', currentStatus: 'pending' },
+    { given: ['confirm'], action: 'confirm', currentStatus: 'confirmed' },
+    { given: ['confirm', 'ship'], action: 'cancel', currentStatus: 'shipped' },
+    { given: ['confirm', 'ship', 'deliver'], action: 'cancel', currentStatus: 'delivered' },
+    { given: ['cancel'], action: 'confirm', currentStatus: 'cancelled' },
+    { given: ['cancel'], action: 'cancel', currentStatus: 'cancelled' },
+  ])(
+    'refuses to $action a $currentStatus order: 409 invalid-state-transition, nothing appended',
+    async ({ given, action, currentStatus }) => {
+      const orderId = await orderIn(...given);
+      const before = await eventTypes(orderId);
+      const response = await staff.post(`/orders/${orderId}/${action}`);
+      expect(response.status).toBe(409);
+      const problem = await problemOf(response);
+      expect(problem).toMatchObject({
+        type: 'https://orders.example/problems/invalid-state-transition',
+        status: 409,
+        currentStatus,
+        attemptedAction: action,
+        instance: `/orders/${orderId}/${action}`,
+      });
+      expect(await eventTypes(orderId)).toEqual(before);
+    },
+  );
+
+  it('lets the owner cancel a pending or confirmed order with a reason, and records it', async () => {
+    const orderId = await orderIn('confirm');
+    const response = await customer.post(`/orders/${orderId}/cancel`, { reason: 'Found it cheaper' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      status: 'cancelled',
+      cancellationReason: 'Found it cheaper',
+    });
+
+    const withoutReason = await orderIn();
+    const plain = await customer.post(`/orders/${withoutReason}/cancel`);
+    expect(plain.status).toBe(200);
+    expect(await plain.json()).toMatchObject({ status: 'cancelled', cancellationReason: null });
+  });
+
+  it("answers 404 to a customer acting on another customer's order, and 403 to a customer confirming", async () => {
+    const orderId = await orderIn();
+    const stranger = await orderActor(service, ['customer']);
+    const cancel = await stranger.post(`/orders/${orderId}/cancel`);
+    expect(cancel.status).toBe(404);
+    expect((await problemOf(cancel)).type).toBe('https://orders.example/problems/not-found');
+    const confirm = await customer.post(`/orders/${orderId}/confirm`);
+    expect(confirm.status).toBe(403);
+    const asAuditor = await auditor.post(`/orders/${orderId}/ship`);
+    expect(asAuditor.status).toBe(403);
+    expect(await eventTypes(orderId)).toEqual(['OrderPlaced']);
+  });
+
+  it('answers 404 to an unknown order and to an id that is not a UUID', async () => {
+    expect((await staff.post('/orders/6f1c1d9e-7c43-4a38-9f57-3c4b8f3d2a11/confirm')).status).toBe(404);
+    expect((await staff.post('/orders/12345/confirm')).status).toBe(404);
+    expect((await staff.post('/orders/../../etc/passwd/confirm')).status).toBe(404);
+  });
+
+  it('refuses a body on confirm with unknown fields, and an over-long cancellation reason', async () => {
+    const orderId = await orderIn();
+    const confirm = await staff.post(`/orders/${orderId}/confirm`, { status: 'shipped' });
+    expect(confirm.status).toBe(400);
+    expect((await problemOf(confirm)).errors).toEqual([{ field: 'status', message: 'unknown field' }]);
+    const cancel = await customer.post(`/orders/${orderId}/cancel`, { reason: 'x'.repeat(501) });
+    expect(cancel.status).toBe(400);
+    expect((await problemOf(cancel)).errors?.[0]?.field).toBe('reason');
+    expect(await eventTypes(orderId)).toEqual(['OrderPlaced']);
+  });
+
+  it('records who acted and the request it came from in every event', async () => {
+    const orderId = await orderIn();
+    await staff.post(`/orders/${orderId}/confirm`, undefined, { 'X-Request-Id': 'support-ticket-4711' });
+    const events = (await (await auditor.get(`/orders/${orderId}/events`)).json()) as {
+      type: string;
+      actor: { userId: string; roles: string[] };
+      correlationId: string;
+    }[];
+    expect(events[0]!.actor).toEqual({ userId: customer.id, roles: ['customer'] });
+    expect(events[1]).toMatchObject({
+      type: 'OrderConfirmed',
+      actor: { userId: staff.id, roles: ['staff'] },
+      correlationId: 'support-ticket-4711',
+    });
+  });
+});
+
+describe('payments', () => {
+  it('records a payment (staff), answering the order with the payment', async () => {
+    const orderId = await orderIn('confirm');
+    const response = await staff.post(`/orders/${orderId}/payments`, {
+      amount: { amount: 39.98, currency: 'EUR' },
+      reference: 'PSP-123',
+    });
+    expect(response.status).toBe(200);
+    const order = (await response.json()) as OrderBody;
+    expect(order.payments).toEqual([
+      {
+        id: expect.any(String),
+        amount: { amount: 39.98, currency: 'EUR' },
+        reference: 'PSP-123',
+        receivedAt: service.clock.now().toISOString(),
+      },
+    ]);
+    expect(await eventTypes(orderId)).toEqual(['OrderPlaced', 'OrderConfirmed', 'PaymentReceived']);
+  });
+
+  it("refuses another currency, too many decimals, a non-positive amount, and a customer's attempt", async () => {
+    const orderId = await orderIn();
+    const usd = await staff.post(`/orders/${orderId}/payments`, {
+      amount: { amount: 10, currency: 'USD' },
+      reference: 'r',
+    });
+    expect(usd.status).toBe(400);
+    expect((await problemOf(usd)).errors).toEqual([
+      { field: 'amount.currency', message: "must be the order's currency EUR" },
+    ]);
+    const shape = await staff.post(`/orders/${orderId}/payments`, {
+      amount: { amount: 1.234, currency: 'EUR' },
+      reference: '',
+    });
+    expect((await problemOf(shape)).errors?.map((error) => error.field).sort()).toEqual([
+      'amount.amount',
+      'reference',
+    ]);
+    const negative = await staff.post(`/orders/${orderId}/payments`, {
+      amount: { amount: -5, currency: 'XXX' },
+      reference: 'r',
+    });
+    expect((await problemOf(negative)).errors?.map((error) => error.field).sort()).toEqual([
+      'amount.amount',
+      'amount.currency',
+    ]);
+    expect(
+      (
+        await customer.post(`/orders/${orderId}/payments`, {
+          amount: { amount: 1, currency: 'EUR' },
+          reference: 'r',
+        })
+      ).status,
+    ).toBe(403);
+    expect(await eventTypes(orderId)).toEqual(['OrderPlaced']);
+  });
+
+  it('takes no payment on a cancelled order: 409', async () => {
+    const orderId = await orderIn('cancel');
+    const response = await staff.post(`/orders/${orderId}/payments`, {
+      amount: { amount: 1, currency: 'EUR' },
+      reference: 'late',
+    });
+    expect(response.status).toBe(409);
+    expect(await problemOf(response)).toMatchObject({
+      currentStatus: 'cancelled',
+      attemptedAction: 'record-payment',
+    });
+  });
+});
+
+describe('If-Match on transitions', () => {
+  it('applies the command when the ETag is current, and answers 412 with nothing appended when stale', async () => {
+    const { order, etag } = await customer.placeOrder();
+    const confirmed = await staff.post(`/orders/${order.id}/confirm`, undefined, { 'If-Match': etag });
+    expect(confirmed.status).toBe(200);
+
+    const stale = await staff.post(`/orders/${order.id}/ship`, undefined, { 'If-Match': etag });
+    expect(stale.status).toBe(412);
+    expect((await problemOf(stale)).type).toBe('https://orders.example/problems/precondition-failed');
+    expect(await eventTypes(order.id)).toEqual(['OrderPlaced', 'OrderConfirmed']);
+
+    const current = confirmed.headers.get('etag')!;
+    expect(
+      (await staff.post(`/orders/${order.id}/ship`, undefined, { 'If-Match': `W/${current}` })).status,
+    ).toBe(412);
+    expect(
+      (await staff.post(`/orders/${order.id}/ship`, undefined, { 'If-Match': `"other", ${current}` })).status,
+    ).toBe(200);
+    expect((await staff.post(`/orders/${order.id}/deliver`, undefined, { 'If-Match': '*' })).status).toBe(
+      200,
+    );
+  });
+
+  it('answers 404, not 412, for an order that does not exist', async () => {
+    const response = await staff.post('/orders/6f1c1d9e-7c43-4a38-9f57-3c4b8f3d2a11/confirm', undefined, {
+      'If-Match': '"abc"',
+    });
+    expect(response.status).toBe(404);
+  });
+});

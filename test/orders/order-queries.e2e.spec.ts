@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemOf } from '../support/http.ts';
+import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+let service: TestService;
+let alice: OrderActor;
+let bob: OrderActor;
+let staff: OrderActor;
+let auditor: OrderActor;
+let admin: OrderActor;
+/** Alice's orders, newest first, and where the log stood after the last. */
+const aliceOrders: OrderBody[] = [];
+let lastToken = '';
+
+type Page = { meta: { total: number; page: number; perPage: number }; data: OrderBody[] };
+type CursorPage = {
+  meta: { perPage: number };
+  links: { next: string | null; prev: string | null };
+  data: OrderBody[];
+};
+
+beforeAll(async () => {
+  service = await startTestService();
+  [alice, bob, staff, auditor, admin] = await Promise.all([
+    orderActor(service, ['customer']),
+    orderActor(service, ['customer']),
+    orderActor(service, ['staff']),
+    orderActor(service, ['auditor']),
+    orderActor(service, ['admin']),
+  ]);
+  for (let index = 0; index < 7; index++) {
+    service.clock.advance(1000);
+    const placed = await alice.placeOrder([{ productId: String(1001 + index), quantity: 1 }]);
+    aliceOrders.unshift(placed.order);
+    lastToken = placed.consistencyToken;
+  }
+  service.clock.advance(1000);
+  await bob.placeOrder();
+  const confirmed = await staff.post(`/orders/${aliceOrders[0]!.id}/confirm`);
+  lastToken = confirmed.headers.get('consistency-token')!;
+  aliceOrders[0] = (await confirmed.json()) as OrderBody;
+});
+afterAll(async () => service.stop());
+
+describe('GET /orders/{id}', () => {
+  it('answers the owner, staff, auditor and admin with the order, private and no-cache, with a strong ETag', async () => {
+    const order = aliceOrders[0]!;
+    for (const reader of [alice, staff, auditor, admin]) {
+      const response = await reader.get(`/orders/${order.id}`, { 'Consistency-Token': lastToken });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('private, no-cache');
+      expect(response.headers.get('etag')).toMatch(/^"[\w-]+"$/);
+      expect(await response.json()).toEqual(order);
+    }
+  });
+
+  it("answers 404 to another customer's order, to an unknown id and to an id that is not a UUID", async () => {
+    const foreign = await bob.get(`/orders/${aliceOrders[0]!.id}`);
+    expect(foreign.status).toBe(404);
+    expect((await problemOf(foreign)).detail).toBe('There is no order with this id.');
+    expect((await alice.get('/orders/6f1c1d9e-7c43-4a38-9f57-3c4b8f3d2a11')).status).toBe(404);
+    expect((await alice.get('/orders/not-an-id')).status).toBe(404);
+  });
+
+  it('answers 304 to If-None-Match with the current ETag, repeating the validators', async () => {
+    const first = await alice.get(`/orders/${aliceOrders[1]!.id}`, { 'Consistency-Token': lastToken });
+    const etag = first.headers.get('etag')!;
+    const again = await alice.get(`/orders/${aliceOrders[1]!.id}`, { 'If-None-Match': etag });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(again.headers.get('cache-control')).toBe('private, no-cache');
+    expect(await again.text()).toBe('');
+  });
+
+  it('gives staff and auditors the state after event N with ?revision=N; customers get 403', async () => {
+    const order = aliceOrders[0]!;
+    const atPlacement = await auditor.get(`/orders/${order.id}?revision=0`);
+    expect(atPlacement.status).toBe(200);
+    expect(await atPlacement.json()).toMatchObject({ status: 'pending', id: order.id });
+    const atConfirmation = await staff.get(`/orders/${order.id}?revision=1`);
+    expect(await atConfirmation.json()).toEqual(order);
+    expect((await auditor.get(`/orders/${order.id}?revision=2`)).status).toBe(404);
+    const bad = await auditor.get(`/orders/${order.id}?revision=-1`);
+    expect(bad.status).toBe(400);
+    expect((await problemOf(bad)).errors?.[0]?.field).toBe('revision');
+    expect((await alice.get(`/orders/${order.id}?revision=0`)).status).toBe(403);
+  });
+});
+
+describe('GET /orders/{id}/events', () => {
+  it("lists the order's events oldest first; the owner sees the staff's roles, not their user id", async () => {
+    const order = aliceOrders[0]!;
+    const asAuditor = (await (await auditor.get(`/orders/${order.id}/events`)).json()) as {
+      type: string;
+      revision: number;
+      actor: { userId?: string; roles: string[] };
+    }[];
+    expect(asAuditor.map((event) => [event.revision, event.type])).toEqual([
+      [0, 'OrderPlaced'],
+      [1, 'OrderConfirmed'],
+    ]);
+    expect(asAuditor[1]!.actor).toEqual({ userId: staff.id, roles: ['staff'] });
+    const asOwner = (await (await alice.get(`/orders/${order.id}/events`)).json()) as typeof asAuditor;
+    expect(asOwner[0]!.actor).toEqual({ userId: alice.id, roles: ['customer'] });
+    expect(asOwner[1]!.actor).toEqual({ roles: ['staff'] });
+    expect((await bob.get(`/orders/${order.id}/events`)).status).toBe(404);
+  });
+});
+
+describe('GET /orders, page variant', () => {
+  it('gives a customer only its own orders, newest first, with total, page and perPage', async () => {
+    const first = await alice.get('/orders?page=1&perPage=3', { 'Consistency-Token': lastToken });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    const page = (await first.json()) as Page;
+    expect(page.meta).toEqual({ total: 7, page: 1, perPage: 3 });
+    expect(page.data.map((order) => order.id)).toEqual(aliceOrders.slice(0, 3).map((order) => order.id));
+    const third = (await (await alice.get('/orders?page=3&perPage=3')).json()) as Page;
+    expect(third.data.map((order) => order.id)).toEqual([aliceOrders[6]!.id]);
+    const beyond = (await (await alice.get('/orders?page=9&perPage=3')).json()) as Page;
+    expect(beyond).toEqual({ meta: { total: 7, page: 9, perPage: 3 }, data: [] });
+  });
+
+  it('gives staff every order, filters by status, and defaults to page 1 of 20', async () => {
+    const all = (await (await staff.get('/orders')).json()) as Page;
+    expect(all.meta).toEqual({ total: 8, page: 1, perPage: 20 });
+    const confirmed = (await (await auditor.get('/orders?status=confirmed')).json()) as Page;
+    expect(confirmed.data.map((order) => order.id)).toEqual([aliceOrders[0]!.id]);
+  });
+
+  it('refuses bad paging and filters with a 400 naming each parameter', async () => {
+    const response = await alice.get('/orders?page=0&perPage=101&status=lost');
+    expect(response.status).toBe(400);
+    expect((await problemOf(response)).errors?.map((error) => error.field).sort()).toEqual([
+      'page',
+      'perPage',
+      'status',
+    ]);
+    const both = await alice.get('/orders?page=1&cursor=');
+    expect((await problemOf(both)).errors).toEqual([
+      { field: 'cursor', message: 'use either page or cursor, not both' },
+    ]);
+    const forged = await alice.get('/orders?cursor=bm90LWEtY3Vyc29y');
+    expect((await problemOf(forged)).errors?.[0]?.field).toBe('cursor');
+  });
+});
+
+describe('GET /orders, cursor variant', () => {
+  it('walks next to the end and prev back to the start, links null at either end', async () => {
+    const seen: string[] = [];
+    let link: string | null = '/orders?cursor=&perPage=3';
+    const pages: CursorPage[] = [];
+    while (link) {
+      const page = (await (await alice.get(link)).json()) as CursorPage;
+      pages.push(page);
+      seen.push(...page.data.map((order) => order.id));
+      link = page.links.next;
+    }
+    expect(seen).toEqual(aliceOrders.map((order) => order.id));
+    expect(pages[0]!.links.prev).toBeNull();
+    expect(pages.at(-1)!.links.next).toBeNull();
+    expect(pages[0]!.meta).toEqual({ perPage: 3 });
+
+    const back = (await (await alice.get(pages.at(-1)!.links.prev!)).json()) as CursorPage;
+    expect(back.data.map((order) => order.id)).toEqual(pages[1]!.data.map((order) => order.id));
+    const start = (await (await alice.get(back.links.prev!)).json()) as CursorPage;
+    expect(start.data.map((order) => order.id)).toEqual(pages[0]!.data.map((order) => order.id));
+    expect(start.links.prev).toBeNull();
+  });
+
+  it('stays stable under concurrent inserts: a new order does not shift the page a cursor points to', async () => {
+    const first = (await (await alice.get('/orders?cursor=&perPage=3')).json()) as CursorPage;
+    service.clock.advance(1000);
+    const { consistencyToken } = await alice.placeOrder();
+    const second = (await (
+      await alice.get(first.links.next!, { 'Consistency-Token': consistencyToken })
+    ).json()) as CursorPage;
+    expect(second.data.map((order) => order.id)).toEqual(aliceOrders.slice(3, 6).map((order) => order.id));
+  });
+
+  it('keeps the status filter in its links', async () => {
+    const page = (await (await staff.get('/orders?cursor=&perPage=1&status=pending')).json()) as CursorPage;
+    expect(page.links.next).toContain('status=pending');
+    const next = (await (await staff.get(page.links.next!)).json()) as CursorPage;
+    expect(next.data.every((order) => order.status === 'pending')).toBe(true);
+  });
+});
+
+describe('GET /audit/events', () => {
+  type AuditPage = {
+    meta: { perPage: number };
+    links: { next: string | null; prev: string | null };
+    data: { position: string; type: string; streamId: string }[];
+  };
+
+  it('pages the whole log in log order for auditors and admins, forward and back', async () => {
+    const all: AuditPage['data'] = [];
+    let link: string | null = '/audit/events?limit=4';
+    let pages = 0;
+    while (link) {
+      const response = await auditor.get(link);
+      expect(response.headers.get('cache-control')).toBe('private, no-cache');
+      const page = (await response.json()) as AuditPage;
+      all.push(...page.data);
+      link = page.links.next;
+      pages++;
+    }
+    expect(all.length).toBeGreaterThanOrEqual(10);
+    expect(pages).toBe(Math.ceil(all.length / 4));
+    const positions = all.map((event) => BigInt(event.position));
+    expect(positions.every((position, index) => index === 0 || position > positions[index - 1]!)).toBe(true);
+
+    const second = (await (
+      await admin.get(`/audit/events?after=${all[3]!.position}&limit=4`)
+    ).json()) as AuditPage;
+    expect(second.data.map((event) => event.position)).toEqual(
+      all.slice(4, 8).map((event) => event.position),
+    );
+    const back = (await (await admin.get(second.links.prev!)).json()) as AuditPage;
+    expect(back.data.map((event) => event.position)).toEqual(all.slice(0, 4).map((event) => event.position));
+    expect(back.links.prev).toBeNull();
+  });
+
+  it('answers 403 to customers and staff, 400 to a bad position', async () => {
+    expect((await alice.get('/audit/events')).status).toBe(403);
+    expect((await staff.get('/audit/events')).status).toBe(403);
+    const bad = await auditor.get('/audit/events?after=-4&limit=5000');
+    expect((await problemOf(bad)).errors?.map((error) => error.field).sort()).toEqual(['after', 'limit']);
+  });
+});
+
+describe('read your writes: Consistency-Token', () => {
+  it('answers 503 with Retry-After when the read models do not reach the position in time', async () => {
+    const slow = await startTestService({ CONSISTENCY_TIMEOUT_MS: '50' });
+    try {
+      const reader = await orderActor(slow, ['staff']);
+      const response = await reader.get('/orders', { 'Consistency-Token': '999999999' });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect((await problemOf(response)).type).toBe('https://orders.example/problems/service-unavailable');
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('refuses a token that is not one', async () => {
+    const response = await alice.get('/orders', { 'Consistency-Token': 'yesterday' });
+    expect(response.status).toBe(400);
+    expect((await problemOf(response)).errors?.[0]?.field).toBe('Consistency-Token');
+  });
+
+  it('sees every write at once when the token is sent back', async () => {
+    for (let index = 0; index < 20; index++) {
+      const { order, consistencyToken } = await bob.placeOrder();
+      const read = await bob.get(`/orders/${order.id}`, { 'Consistency-Token': consistencyToken });
+      expect(read.status).toBe(200);
+    }
+  });
+});

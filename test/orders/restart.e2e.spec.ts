@@ -1,0 +1,55 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
+import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
+import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+let service: TestService;
+let customer: OrderActor;
+let staff: OrderActor;
+
+beforeAll(async () => {
+  service = await startTestService();
+  customer = await orderActor(service, ['customer']);
+  staff = await orderActor(service, ['staff']);
+});
+afterAll(async () => service.stop());
+
+const storedCheckpoint = async () => {
+  const db = openDatabase({ path: join(service.dataDir, 'read-store.sqlite') });
+  try {
+    return await createSqliteCheckpointStore(db).load('orders');
+  } finally {
+    db.close();
+  }
+};
+
+it('keeps every order across a restart, with its checkpoint stored at the last event', async () => {
+  const orders: OrderBody[] = [];
+  let lastToken = '';
+  for (let index = 0; index < 5; index++) {
+    const { order } = await customer.placeOrder();
+    const confirmed = await staff.post(`/orders/${order.id}/confirm`);
+    lastToken = confirmed.headers.get('consistency-token')!;
+    orders.push((await confirmed.json()) as OrderBody);
+  }
+  expect((await customer.get('/orders', { 'Consistency-Token': lastToken })).status).toBe(200);
+
+  await service.restart();
+  expect(await storedCheckpoint()).toBe(BigInt(lastToken));
+
+  for (const order of orders) {
+    const read = await customer.get(`/orders/${order.id}`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(order);
+  }
+  const shipped = await staff.post(`/orders/${orders[0]!.id}/ship`);
+  expect(shipped.status).toBe(200);
+  const listing = await customer.get('/orders?status=shipped', {
+    'Consistency-Token': shipped.headers.get('consistency-token')!,
+  });
+  expect(((await listing.json()) as { data: OrderBody[] }).data.map((order) => order.id)).toEqual([
+    orders[0]!.id,
+  ]);
+});
