@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { EventStoreDBClient } from '@eventstore/db-client';
 import { MongoClient } from 'mongodb';
 import { z } from 'zod';
 import type { CatalogStore } from '../catalog/catalog.ts';
@@ -11,13 +15,31 @@ import type { RefreshTokenStore } from '../identity/refresh-tokens.ts';
 import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
 import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
 import type { UserStore } from '../identity/users.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import { createEventStoreDbEventStore } from '../infrastructure/event-store/eventstoredb-event-store.ts';
+import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import type { CheckpointStore } from '../projections/checkpoints.ts';
+import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
+import {
+  createMongoOrderReadModel,
+  mongoScratchOrderReadModel,
+} from '../projections/mongo-order-read-model.ts';
+import type { OrderReadModel } from '../projections/order-read-model.ts';
+import type { ScratchOrderReadModel } from '../projections/rebuild.ts';
+import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
+import {
+  createSqliteOrderReadModel,
+  sqliteScratchOrderReadModel,
+} from '../projections/sqlite-order-read-model.ts';
 
 /** Which store the admin CLI works on: MongoDB when MONGODB_URL is set, else the embedded DATA_DIR. */
 export const adminConfigSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   MONGODB_URL: z.string().min(1).optional(),
   MONGODB_DATABASE: z.string().min(1).default('order_service'),
+  /** The event log: EventStoreDB when set, else DATA_DIR/events.sqlite. */
+  EVENTSTORE_URL: z.string().min(1).optional(),
   CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,
 });
 
@@ -26,10 +48,44 @@ export type AdminStores = {
   users: UserStore;
   refreshTokens: RefreshTokenStore;
   catalog: CatalogStore;
+  /** The event log, opened on first use. */
+  events: () => Promise<EventStore>;
+  orders: {
+    live: OrderReadModel;
+    checkpoints: CheckpointStore;
+    /** Where projections:rebuild builds before it swaps in. */
+    rebuild: () => Promise<ScratchOrderReadModel>;
+    /** A throw-away read model for projections:verify. */
+    scratch: () => Promise<ScratchOrderReadModel>;
+  };
   close: () => Promise<void>;
 };
 
+/** The log is absent (a DATA_DIR where the service never ran): nothing to export or replay. */
+export class MissingEventLogError extends Error {
+  readonly kind = 'missing-event-log';
+}
+
+const eventLog = (config: z.infer<typeof adminConfigSchema>) => {
+  let opened: EventStore | undefined;
+  return {
+    async open(): Promise<EventStore> {
+      if (opened) return opened;
+      if (config.EVENTSTORE_URL) {
+        opened = createEventStoreDbEventStore(EventStoreDBClient.connectionString(config.EVENTSTORE_URL));
+      } else {
+        const path = join(config.DATA_DIR, 'events.sqlite');
+        if (!existsSync(path)) throw new MissingEventLogError(`no event log at ${path}: check DATA_DIR`);
+        opened = createSqliteEventStore({ path });
+      }
+      return opened;
+    },
+    close: async () => opened?.close(),
+  };
+};
+
 export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>): Promise<AdminStores> => {
+  const log = eventLog(config);
   if (config.MONGODB_URL) {
     const client = await MongoClient.connect(config.MONGODB_URL);
     const db = client.db(config.MONGODB_DATABASE);
@@ -38,7 +94,18 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
       users: await createMongoUserStore(db),
       refreshTokens: await createMongoRefreshTokenStore(db),
       catalog: await createMongoCatalogStore(db),
-      close: () => client.close(),
+      events: log.open,
+      orders: {
+        live: await createMongoOrderReadModel(db),
+        checkpoints: createMongoCheckpointStore(db),
+        rebuild: () => mongoScratchOrderReadModel(db),
+        scratch: () =>
+          mongoScratchOrderReadModel(db, `order_views_verify_${randomUUID().replaceAll('-', '')}`),
+      },
+      close: async () => {
+        await log.close();
+        await client.close();
+      },
     };
   }
   // SQLite allows this second connection while the service runs: writes wait for each other's lock.
@@ -48,6 +115,23 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
     users: createSqliteUserStore(db),
     refreshTokens: createSqliteRefreshTokenStore(db),
     catalog: createSqliteCatalogStore(db),
-    close: async () => db.close(),
+    events: log.open,
+    orders: {
+      live: createSqliteOrderReadModel(db),
+      checkpoints: createSqliteCheckpointStore(db),
+      rebuild: async () => sqliteScratchOrderReadModel(db),
+      scratch: async () => {
+        const memory = new DatabaseSync(':memory:');
+        return {
+          model: createSqliteOrderReadModel(memory),
+          promote: () => Promise.reject(new Error('a verification scratch store is never swapped in')),
+          discard: async () => memory.close(),
+        };
+      },
+    },
+    close: async () => {
+      await log.close();
+      db.close();
+    },
   };
 };

@@ -3,8 +3,9 @@
 import { text } from 'node:stream/consumers';
 import { systemClock } from '../infrastructure/clock.ts';
 import { ConfigurationError, parseConfig } from '../infrastructure/config/parse-config.ts';
-import { adminConfigSchema, openAdminStores } from './admin-stores.ts';
+import { adminConfigSchema, MissingEventLogError, openAdminStores } from './admin-stores.ts';
 import { catalogCommands, DataError } from './catalog-commands.ts';
+import { logCommands, ReadModelMismatchError } from './log-commands.ts';
 import { UsageError, userCommands } from './user-commands.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -22,11 +23,25 @@ Catalogue (the admin backend of spec section 1)
       Adds or updates products by id; --replace also removes those absent from FILE.
       Prices are decimals in CATALOG_CURRENCY (default EUR).
 
+Event log and read models (what an auditor runs)
+  events:export [--after POSITION] [--output FILE]
+      Writes the log (after POSITION, exclusive) as NDJSON, each line carrying a SHA-256 hash chained
+      over the previous one; a header opens the file and a trailer with the count closes it. To stdout
+      unless --output (use \`npm run -s\` so npm's own banner stays out of the file).
+  events:verify-export FILE
+      Checks the chain, the count, increasing positions and gap-free stream revisions; prints the final
+      hash. Exit 65 when the file fails.
+  projections:rebuild
+      Replays the whole log into a fresh order read model and swaps it in (safe while the service runs).
+  projections:verify
+      Replays the log into a scratch read model and reports every order that differs from the live one.
+      Exit 1 when any does.
+
 Roles: customer, staff, auditor, admin.
 Store: DATA_DIR (default ./data), or MongoDB when MONGODB_URL is set (database MONGODB_DATABASE,
-default order_service).`;
+default order_service). Event log: DATA_DIR/events.sqlite, or EventStoreDB when EVENTSTORE_URL is set.`;
 
-const commands = { ...userCommands, ...catalogCommands };
+const commands = { ...userCommands, ...catalogCommands, ...logCommands };
 
 const main = async (argv: string[]): Promise<number> => {
   const [name, ...args] = argv;
@@ -47,6 +62,7 @@ const main = async (argv: string[]): Promise<number> => {
       catalogCurrency: config.CATALOG_CURRENCY,
       clock: systemClock,
       out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
       readStdin: () => text(process.stdin),
     });
     return 0;
@@ -63,7 +79,10 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\n\n${usage}\n`);
       process.exitCode = 64;
-    } else if (error instanceof DataError) {
+    } else if (error instanceof ReadModelMismatchError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
+    } else if (error instanceof DataError || error instanceof MissingEventLogError) {
       process.stderr.write(`${error.message}\n`);
       process.exitCode = 65;
     } else if (error instanceof ConfigurationError) {

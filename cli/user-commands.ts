@@ -16,6 +16,8 @@ export type CommandContext = {
   clock: Clock;
   catalogCurrency: string;
   out: (line: string) => void;
+  /** Notices for the operator that must not mix with data on stdout (an export written there). */
+  err: (line: string) => void;
   /** Reads standard input to its end (for --password-stdin). */
   readStdin: () => Promise<string>;
 };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { principalOf } from '../identity/authenticate.ts';
+import { canonicalJson } from '../infrastructure/canonical-json.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { ApiError, validationFailed } from '../infrastructure/http/api-error.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idempotency.ts';
@@ -9,14 +10,6 @@ import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idemp
 const keyFormat = /^[\x21-\x7e]{1,255}$/;
 /** The headers a replay repeats: what the client needs to carry on as if it had the first answer. */
 const replayedHeaders = ['content-type', 'location', 'etag', 'consistency-token', 'retry-after'];
-
-/** JSON with object keys sorted, so that the same body sent with its keys reordered is the same request. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, nested: unknown) =>
-    typeof nested === 'object' && nested !== null && !Array.isArray(nested)
-      ? Object.fromEntries(Object.entries(nested).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : nested,
-  ) ?? '';
 
 /** What makes two requests with one key the same request: method, path and body (keys in any order). */
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>

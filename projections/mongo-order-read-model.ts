@@ -5,15 +5,29 @@ import type { OrderView } from './order-view.ts';
 
 type OrderDocument = Omit<OrderView, 'id'> & { _id: string };
 
+const liveCollection = 'order_views';
+
 const toView = ({ _id, ...rest }: OrderDocument): OrderView => ({ id: _id, ...rest });
 const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
+const namespaceNotFound = 26;
+
+const dropIfExists = async (db: Db, name: string) => {
+  try {
+    await db.collection(name).drop();
+  } catch (error) {
+    if (!(error instanceof MongoServerError && error.code === namespaceNotFound)) throw error;
+  }
+};
 
 /**
  * Orders in MongoDB, one document each. Idempotent without transactions (FerretDB has none): a new order is
  * an insert (a duplicate means it was applied), a later event a replace conditioned on the revision read.
  */
-export const createMongoOrderReadModel = async (db: Db): Promise<OrderReadModel> => {
-  const orders = db.collection<OrderDocument>('order_views');
+export const createMongoOrderReadModel = async (
+  db: Db,
+  { collection = liveCollection }: { collection?: string } = {},
+): Promise<OrderReadModel> => {
+  const orders = db.collection<OrderDocument>(collection);
   await orders.createIndex({ createdAt: -1, _id: -1 }, { name: 'listing' });
   await orders.createIndex({ customerId: 1, createdAt: -1, _id: -1 }, { name: 'customer' });
   await orders.createIndex({ status: 1, createdAt: -1, _id: -1 }, { name: 'status' });
@@ -93,6 +107,53 @@ export const createMongoOrderReadModel = async (db: Db): Promise<OrderReadModel>
 
     async clear() {
       await orders.deleteMany({});
+    },
+  };
+};
+
+/**
+ * A scratch collection (for projections:rebuild and :verify), and the swap: every rebuilt order replaces the
+ * live one, then live orders the rebuild does not have are deleted. Readers see orders change one by one,
+ * never an empty store. (renameCollection with dropTarget would be atomic on MongoDB, but FerretDB lacks it.)
+ */
+export const mongoScratchOrderReadModel = async (db: Db, scratch = `${liveCollection}_rebuild`) => {
+  await dropIfExists(db, scratch);
+  const rebuilt = db.collection<OrderDocument>(scratch);
+  const live = db.collection<OrderDocument>(liveCollection);
+  const batchSize = 500;
+  return {
+    model: await createMongoOrderReadModel(db, { collection: scratch }),
+    async promote() {
+      let batch: OrderDocument[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        await live.bulkWrite(
+          batch.map((document) => ({
+            replaceOne: { filter: { _id: document._id }, replacement: document, upsert: true },
+          })),
+          { ordered: false },
+        );
+        batch = [];
+      };
+      for await (const document of rebuilt.find().sort({ _id: 1 })) {
+        batch.push(document);
+        if (batch.length >= batchSize) await flush();
+      }
+      await flush();
+      let stale: string[] = [];
+      const removeStale = async () => {
+        if (stale.length > 0) await live.deleteMany({ _id: { $in: stale } });
+        stale = [];
+      };
+      for await (const { _id } of live.find({}, { projection: { _id: 1 } }).sort({ _id: 1 })) {
+        if (!(await rebuilt.findOne({ _id }, { projection: { _id: 1 } }))) stale.push(_id);
+        if (stale.length >= batchSize) await removeStale();
+      }
+      await removeStale();
+      await dropIfExists(db, scratch);
+    },
+    async discard() {
+      await dropIfExists(db, scratch);
     },
   };
 };

@@ -4,8 +4,8 @@ import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
 import { isOrderStream, nextOrderView, orderIdOf } from './order-projection.ts';
 import type { OrderView } from './order-view.ts';
 
-const schema = `
-  CREATE TABLE IF NOT EXISTS order_views (
+const schema = (table: string) => `
+  CREATE TABLE IF NOT EXISTS ${table} (
     id          TEXT    PRIMARY KEY,
     customer_id TEXT    NOT NULL,
     status      TEXT    NOT NULL,
@@ -13,16 +13,23 @@ const schema = `
     revision    INTEGER NOT NULL,
     document    TEXT    NOT NULL
   ) WITHOUT ROWID;
-  CREATE INDEX IF NOT EXISTS order_views_listing ON order_views (created_at, id);
-  CREATE INDEX IF NOT EXISTS order_views_customer ON order_views (customer_id, created_at, id);
-  CREATE INDEX IF NOT EXISTS order_views_status ON order_views (status, created_at, id);
+  CREATE INDEX IF NOT EXISTS ${table}_listing ON ${table} (created_at, id);
+  CREATE INDEX IF NOT EXISTS ${table}_customer ON ${table} (customer_id, created_at, id);
+  CREATE INDEX IF NOT EXISTS ${table}_status ON ${table} (status, created_at, id);
 `;
 
-export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => {
-  db.exec(schema);
-  const select = db.prepare('SELECT document FROM order_views WHERE id = ?');
+const liveTable = 'order_views';
+const rebuildTable = 'order_views_rebuild';
+
+/** Orders in a node:sqlite table: `order_views`, or the table a rebuild fills before it is swapped in. */
+export const createSqliteOrderReadModel = (
+  db: DatabaseSync,
+  { table = liveTable }: { table?: string } = {},
+): OrderReadModel => {
+  db.exec(schema(table));
+  const select = db.prepare(`SELECT document FROM ${table} WHERE id = ?`);
   const upsert = db.prepare(
-    `INSERT INTO order_views (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO ${table} (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document`,
   );
   // The listing's SQL varies only by which filters are set: a handful of texts, each prepared once.
@@ -83,10 +90,10 @@ export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => 
 
       if (query.kind === 'page') {
         const total = (
-          statement(`SELECT count(*) AS n FROM order_views ${filter}`).get(...values) as { n: number }
+          statement(`SELECT count(*) AS n FROM ${table} ${filter}`).get(...values) as { n: number }
         ).n;
         const rows = statement(
-          `SELECT document FROM order_views ${filter} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+          `SELECT document FROM ${table} ${filter} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
         ).all(...values, query.limit, query.offset) as { document: string }[];
         const orders = rows.map((row) => JSON.parse(row.document) as OrderView);
         return { orders, total, hasMore: query.offset + orders.length < total };
@@ -102,7 +109,7 @@ export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => 
         cursorValues.push(cursor.createdAt, cursor.id);
       }
       const rows = statement(
-        `SELECT document FROM order_views ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+        `SELECT document FROM ${table} ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
            ORDER BY created_at ${backwards ? 'ASC' : 'DESC'}, id ${backwards ? 'ASC' : 'DESC'} LIMIT ?`,
       ).all(...cursorValues, query.limit + 1) as { document: string }[];
       const hasMore = rows.length > query.limit;
@@ -111,7 +118,28 @@ export const createSqliteOrderReadModel = (db: DatabaseSync): OrderReadModel => 
     },
 
     async clear() {
-      db.exec('DELETE FROM order_views');
+      db.exec(`DELETE FROM ${table}`);
+    },
+  };
+};
+
+/**
+ * A scratch table for projections:rebuild, and the swap: one write transaction replaces every live order
+ * with the rebuilt ones. Readers (WAL) see the old orders until the commit, then the new ones.
+ */
+export const sqliteScratchOrderReadModel = (db: DatabaseSync) => {
+  db.exec(`DROP TABLE IF EXISTS ${rebuildTable}`);
+  return {
+    model: createSqliteOrderReadModel(db, { table: rebuildTable }),
+    async promote() {
+      inWriteTransaction(db, () => {
+        db.exec(`DELETE FROM ${liveTable}`);
+        db.exec(`INSERT INTO ${liveTable} SELECT * FROM ${rebuildTable}`);
+        db.exec(`DROP TABLE ${rebuildTable}`);
+      });
+    },
+    async discard() {
+      db.exec(`DROP TABLE IF EXISTS ${rebuildTable}`);
     },
   };
 };

@@ -1,0 +1,112 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Writable } from 'node:stream';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { rebuildOrderReadModel, verifyOrderReadModel } from '../projections/rebuild.ts';
+import { DataError } from './catalog-commands.ts';
+import { exportEvents, ExportVerificationError, verifyExport } from './event-export.ts';
+import { UsageError, type CommandContext } from './user-commands.ts';
+
+/** projections:verify found differences: exit 1, the report on stdout. */
+export class ReadModelMismatchError extends Error {
+  readonly kind = 'read-model-mismatch';
+}
+
+const options = <T extends ParseArgsOptionsConfig>(args: string[], spec: T) => {
+  try {
+    return parseArgs({ args, options: spec, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+};
+
+const write = async (stream: Writable, text: string) => {
+  if (!stream.write(text)) await once(stream, 'drain');
+};
+
+export const logCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
+  async 'events:export'(args, context) {
+    const { values, positionals } = options(args, { after: { type: 'string' }, output: { type: 'string' } });
+    if (positionals.length > 0) throw new UsageError('events:export takes no FILE; use --output FILE');
+    if (values.after !== undefined && !/^\d{1,40}$/.test(values.after)) {
+      throw new UsageError('--after takes a log position (a whole number)');
+    }
+    const target =
+      values.output === undefined ? process.stdout : createWriteStream(values.output, { flags: 'wx' });
+    const result = await exportEvents(
+      await context.stores.events(),
+      {
+        ...(values.after === undefined ? {} : { after: BigInt(values.after) }),
+        exportedAt: context.clock.now().toISOString(),
+      },
+      (line) => write(target, line),
+    );
+    if (target !== process.stdout) {
+      target.end();
+      await once(target, 'finish');
+    }
+    context.err(
+      `exported ${result.events} events${result.lastPosition === undefined ? '' : ` up to position ${result.lastPosition}`}; final hash ${result.finalHash}`,
+    );
+  },
+
+  async 'events:verify-export'(args, context) {
+    const { positionals } = options(args, {});
+    const [file, ...extra] = positionals;
+    if (!file || extra.length > 0) throw new UsageError('events:verify-export takes one FILE');
+    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+    try {
+      const result = await verifyExport(lines);
+      context.out(
+        `OK: ${result.events} events in ${result.streams} streams, after ${result.after ?? 'the start'} up to ${result.lastPosition ?? 'nothing'}; final hash ${result.finalHash}`,
+      );
+    } catch (error) {
+      if (error instanceof ExportVerificationError)
+        throw new DataError(`${file} fails verification: ${error.message}`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new DataError(`cannot read ${file}`);
+      throw error;
+    }
+  },
+
+  async 'projections:rebuild'(args, context) {
+    options(args, {});
+    const { orders } = context.stores;
+    const result = await rebuildOrderReadModel({
+      eventStore: await context.stores.events(),
+      live: orders.live,
+      scratch: await orders.rebuild(),
+      checkpoints: orders.checkpoints,
+    });
+    context.out(
+      `rebuilt the order read model from ${result.events} events, up to position ${result.position ?? 'none'}`,
+    );
+  },
+
+  async 'projections:verify'(args, context) {
+    options(args, {});
+    const scratch = await context.stores.orders.scratch();
+    try {
+      const result = await verifyOrderReadModel({
+        eventStore: await context.stores.events(),
+        live: context.stores.orders.live,
+        scratch: scratch.model,
+      });
+      const at = `log position ${result.position ?? 'none'} (${result.events} events)`;
+      if (result.differences.length === 0) {
+        context.out(`OK: the ${result.orders} orders of the read model match a replay of the log to ${at}`);
+        return;
+      }
+      for (const difference of result.differences) {
+        context.out(
+          `order ${difference.orderId}: ${difference.problem}${difference.fields ? ` (${difference.fields.join(', ')})` : ''}`,
+        );
+      }
+      throw new ReadModelMismatchError(
+        `${result.differences.length} of the read model's orders differ from a replay of the log to ${at}`,
+      );
+    } finally {
+      await scratch.discard();
+    }
+  },
+};
