@@ -54,7 +54,10 @@ export const createOrderCommandHandler = ({
   async handle(orderId: string, command: OrderCommand, options: CommandOptions): Promise<CommandResult> {
     const streamId = orderStreamName(orderId);
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const history = await eventStore.readStream(streamId);
+      // A new order's id was just chosen: its stream cannot exist, so the first attempt skips the read
+      // (were it there after all, the append fails on NO_STREAM and the retry reads it).
+      const history =
+        attempt === 1 && command.type === 'PlaceOrder' ? [] : await eventStore.readStream(streamId);
       const state = orderFromHistory(history);
       options.precondition?.(state);
       const events = orderDecider.decide(command, state);

@@ -84,6 +84,7 @@ export const startEmbedded = async ({
     checkpoints: createSqliteCheckpointStore(readStore),
     apply: (events) => readModel.applyEvents(events),
     logger,
+    minBatchIntervalMs: 2,
   });
   const idempotency = createSqliteIdempotencyStore(readStore);
   const purgeIdempotencyKeys = setInterval(() => {

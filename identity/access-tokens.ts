@@ -34,6 +34,7 @@ const claimsSchema = z.object({
   sub: z.string().min(1),
   roles: z.array(z.enum(roles)),
   jti: z.string().min(1),
+  exp: z.number().int(),
 });
 
 /**
@@ -45,9 +46,19 @@ export const createAccessTokenVerifier = ({
   issuer,
   audience,
   clock,
-}: TokenAudience & { publicKeyFor: (kid: string) => KeyObject | undefined; clock: Clock }) => ({
-  verify(token: string): Principal {
-    const invalid = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
+  cacheSize = 10_000,
+}: TokenAudience & {
+  publicKeyFor: (kid: string) => KeyObject | undefined;
+  clock: Clock;
+  /** Tokens verified already, kept with their expiry: a client sends the same one for an hour. */
+  cacheSize?: number;
+}) => {
+  const invalid = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
+  // Keyed by the whole token, signature included, so only the very bytes that verified can hit. Only
+  // expiry changes with time, and it is checked on every hit. Oldest entries go first when full.
+  const verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
+
+  const verifySignatureAndClaims = (token: string) => {
     const decoded = jwt.decode(token, { complete: true });
     const kid = decoded?.header.kid;
     const key = kid === undefined ? undefined : publicKeyFor(kid);
@@ -67,9 +78,27 @@ export const createAccessTokenVerifier = ({
     }
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) throw invalid('The access token is invalid.');
-    return { userId: claims.data.sub, roles: claims.data.roles, tokenId: claims.data.jti };
-  },
-});
+    return {
+      principal: { userId: claims.data.sub, roles: claims.data.roles, tokenId: claims.data.jti },
+      expiresAtMs: claims.data.exp * 1000,
+    };
+  };
+
+  return {
+    verify(token: string): Principal {
+      const known = verified.get(token);
+      if (known) {
+        if (clock.now().getTime() < known.expiresAtMs) return known.principal;
+        verified.delete(token);
+        throw invalid('The access token has expired.');
+      }
+      const fresh = verifySignatureAndClaims(token);
+      if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!);
+      verified.set(token, fresh);
+      return fresh.principal;
+    },
+  };
+};
 
 export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;
 export type AccessTokenIssuer = ReturnType<typeof createAccessTokenIssuer>;

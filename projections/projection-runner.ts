@@ -15,6 +15,12 @@ export type ProjectionRunnerOptions = {
   batchSize?: number;
   /** How long to wait before following the log again after a failed batch. */
   retryDelayMs?: number;
+  /**
+   * At most one batch per this many ms: under a stream of appends, events gather into larger batches
+   * (fewer read-model transactions) at the price of that much visibility delay; after a quiet spell, the
+   * next event is applied at once.
+   */
+  minBatchIntervalMs?: number;
 };
 
 export type ProjectionRunner = ProjectionProgress & {
@@ -27,6 +33,8 @@ export type ProjectionRunner = ProjectionProgress & {
  * each batch. A crash between applying and storing replays that batch, which changes nothing (the read
  * models are idempotent by stream revision): no gaps, no duplicates. A failing batch is logged and retried.
  */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export const startProjectionRunner = async ({
   name,
   eventStore,
@@ -35,6 +43,7 @@ export const startProjectionRunner = async ({
   logger,
   batchSize = 1000,
   retryDelayMs = 1000,
+  minBatchIntervalMs = 0,
 }: ProjectionRunnerOptions): Promise<ProjectionRunner> => {
   const stopping = new AbortController();
   let position = (await checkpoints.load(name)) ?? null;
@@ -56,6 +65,11 @@ export const startProjectionRunner = async ({
         await checkpoints.save(name, last);
         position = last;
         waiters.advanced();
+        // Let the next events gather (the first after a quiet spell was applied at once); a backlog, read
+        // in full batches, is not held back.
+        if (minBatchIntervalMs > 0 && batch.length < batchSize && !stopping.signal.aborted) {
+          await sleep(minBatchIntervalMs);
+        }
       }
     } finally {
       attempt.abort();
@@ -68,7 +82,7 @@ export const startProjectionRunner = async ({
         await follow();
       } catch (error) {
         log.error({ err: error, position: position?.toString() ?? null }, 'projection failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+        await sleep(retryDelayMs);
       }
     }
   })();

@@ -4,15 +4,17 @@ import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
 import { isOrderStream, nextOrderView, orderIdOf } from './order-projection.ts';
 import type { OrderView } from './order-view.ts';
 
+// A rowid table: documents land in pages in insertion order, and only the small id index takes the
+// random writes of random UUIDs (WITHOUT ROWID would put each whole document on a random page).
 const schema = (table: string) => `
   CREATE TABLE IF NOT EXISTS ${table} (
-    id          TEXT    PRIMARY KEY,
+    id          TEXT    NOT NULL UNIQUE,
     customer_id TEXT    NOT NULL,
     status      TEXT    NOT NULL,
     created_at  TEXT    NOT NULL,
     revision    INTEGER NOT NULL,
     document    TEXT    NOT NULL
-  ) WITHOUT ROWID;
+  );
   CREATE INDEX IF NOT EXISTS ${table}_listing ON ${table} (created_at, id);
   CREATE INDEX IF NOT EXISTS ${table}_customer ON ${table} (customer_id, created_at, id);
   CREATE INDEX IF NOT EXISTS ${table}_status ON ${table} (status, created_at, id);

@@ -4,6 +4,7 @@ import {
   NO_STREAM,
   WrongExpectedRevisionError,
   type EventStore,
+  type AppendResult,
   type EventToAppend,
   type ExpectedRevision,
   type RecordedEvent,
@@ -134,58 +135,95 @@ export const createSqliteEventStore = ({
     return (advanceStream.get(last, streamId, expected) as { stream_key: number } | undefined)?.stream_key;
   };
 
-  const append = (streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision) => {
-    if (events.length === 0) throw new Error('append needs at least one event');
+  /** One append inside the open write transaction: its result, or the conflict when the CAS fails. */
+  const appendInTransaction = (
+    streamId: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+  ): AppendResult | WrongExpectedRevisionError => {
     const first = expected === NO_STREAM ? 0 : expected + 1;
     const last = first + events.length - 1;
-    begin.run();
-    try {
-      const streamKey = claimRevisions(streamId, expected, last);
-      if (streamKey === undefined) {
-        const actual = currentRevision(streamId);
-        rollback.run();
-        throw new WrongExpectedRevisionError(streamId, expected, actual);
-      }
-      let lastRowid: number | bigint = 0;
-      // The events of one command usually share one metadata object: serialize it once.
-      let metadataOf: EventToAppend['metadata'] | undefined;
-      let metadataJson = '';
-      for (let start = 0; start < events.length; start += rowsPerInsert) {
-        const chunk = Math.min(rowsPerInsert, events.length - start);
-        const values: SQLInputValue[] = new Array(chunk * 7);
-        for (let offset = 0; offset < chunk; offset++) {
-          const event = events[start + offset]!;
-          if (event.metadata !== metadataOf) {
-            metadataOf = event.metadata;
-            metadataJson = JSON.stringify(event.metadata);
-          }
-          const base = offset * 7;
-          values[base] = streamKey;
-          values[base + 1] = streamId;
-          values[base + 2] = first + start + offset;
-          values[base + 3] = event.id;
-          values[base + 4] = event.type;
-          values[base + 5] = JSON.stringify(event.data);
-          values[base + 6] = metadataJson;
+    const streamKey = claimRevisions(streamId, expected, last);
+    // A failed claim wrote nothing: the other appends of the group stay valid.
+    if (streamKey === undefined)
+      return new WrongExpectedRevisionError(streamId, expected, currentRevision(streamId));
+    let lastRowid: number | bigint = 0;
+    // The events of one command usually share one metadata object: serialize it once.
+    let metadataOf: EventToAppend['metadata'] | undefined;
+    let metadataJson = '';
+    for (let start = 0; start < events.length; start += rowsPerInsert) {
+      const chunk = Math.min(rowsPerInsert, events.length - start);
+      const values: SQLInputValue[] = new Array(chunk * 7);
+      for (let offset = 0; offset < chunk; offset++) {
+        const event = events[start + offset]!;
+        if (event.metadata !== metadataOf) {
+          metadataOf = event.metadata;
+          metadataJson = JSON.stringify(event.metadata);
         }
-        lastRowid = insertEvents(chunk).run(...values).lastInsertRowid;
+        const base = offset * 7;
+        values[base] = streamKey;
+        values[base + 1] = streamId;
+        values[base + 2] = first + start + offset;
+        values[base + 3] = event.id;
+        values[base + 4] = event.type;
+        values[base + 5] = JSON.stringify(event.data);
+        values[base + 6] = metadataJson;
       }
-      commit.run();
-      return { nextExpectedRevision: last, position: BigInt(lastRowid) };
-    } catch (error) {
-      if (db.isTransaction) rollback.run();
-      throw error;
+      lastRowid = insertEvents(chunk).run(...values).lastInsertRowid;
     }
+    return { nextExpectedRevision: last, position: BigInt(lastRowid) };
+  };
+
+  // Group commit: the appends requested within one turn of the event loop share one write transaction,
+  // so concurrent requests pay for one commit between them. Each is acknowledged only once it committed.
+  type PendingAppend = {
+    streamId: string;
+    events: readonly EventToAppend[];
+    expected: ExpectedRevision;
+    resolve: (result: AppendResult) => void;
+    reject: (error: unknown) => void;
+  };
+  let pending: PendingAppend[] = [];
+  let flushScheduled = false;
+
+  const flush = () => {
+    flushScheduled = false;
+    const group = pending;
+    pending = [];
+    if (group.length === 0) return;
+    let outcomes: (AppendResult | WrongExpectedRevisionError)[];
+    try {
+      begin.run();
+      outcomes = group.map((append) => appendInTransaction(append.streamId, append.events, append.expected));
+      commit.run();
+    } catch (error) {
+      // Anything but a conflict (a full disk, a closed file) fails the whole group: nothing of it committed.
+      if (db.isOpen && db.isTransaction) rollback.run();
+      for (const append of group) append.reject(error);
+      return;
+    }
+    group.forEach((append, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome instanceof WrongExpectedRevisionError) append.reject(outcome);
+      else append.resolve(outcome);
+    });
+    appended.notify();
   };
 
   const readAfter = (after: bigint, maxCount: number): RecordedEvent[] =>
     (selectAfter.all(after, maxCount) as EventRow[]).map(toRecordedEvent);
 
   return {
-    async appendToStream(streamId, events, { expectedRevision }) {
-      const result = append(streamId, events, expectedRevision);
-      appended.notify();
-      return result;
+    appendToStream(streamId, events, { expectedRevision }) {
+      if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+      if (closing.signal.aborted) return Promise.reject(new Error('the event store is closed'));
+      return new Promise<AppendResult>((resolve, reject) => {
+        pending.push({ streamId, events, expected: expectedRevision, resolve, reject });
+        if (!flushScheduled) {
+          flushScheduled = true;
+          setImmediate(flush);
+        }
+      });
     },
 
     async readStream(streamId, { fromRevision = 0, maxCount = Number.MAX_SAFE_INTEGER } = {}) {
@@ -223,6 +261,7 @@ export const createSqliteEventStore = ({
     },
 
     async close() {
+      flush();
       closing.abort();
       if (db.isOpen) db.close();
     },

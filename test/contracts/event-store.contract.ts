@@ -142,6 +142,21 @@ export const eventStoreContract = (adapterName: string, createStore: () => Promi
       });
     });
 
+    it('of appends requested together, a conflicting one fails alone and the others are stored', async () => {
+      const [a, b, c] = [uniqueStreamId(), uniqueStreamId(), uniqueStreamId()];
+      await store.appendToStream(c, events(1), { expectedRevision: NO_STREAM });
+      const results = await Promise.allSettled([
+        store.appendToStream(a, events(2), { expectedRevision: NO_STREAM }),
+        store.appendToStream(c, events(1), { expectedRevision: 5 }),
+        store.appendToStream(b, events(1), { expectedRevision: NO_STREAM }),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.readStream(a)).map((e) => e.revision)).toEqual([0, 1]);
+      expect((await store.readStream(b)).map((e) => e.revision)).toEqual([0]);
+      expect((await store.readStream(c)).map((e) => e.revision)).toEqual([0]);
+    });
+
     describe('the whole log', () => {
       it('orders every event of every stream by an increasing position', async () => {
         const before = (await store.headPosition()) ?? undefined;

@@ -124,6 +124,17 @@ describe('authentication (every protected route)', () => {
     const response = await me(user.auth.Authorization);
     await expectInvalidToken(response);
   });
+
+  it('refuses a token it accepted before, once it has expired (verified tokens are kept, not trusted forever)', async () => {
+    const user = await service.signIn(['customer']);
+    expect((await me(user.auth.Authorization)).status).toBe(200);
+    service.clock.advance(3599 * 1000);
+    expect((await me(user.auth.Authorization)).status).toBe(200);
+    service.clock.advance(1000);
+    const response = await me(user.auth.Authorization);
+    await expectInvalidToken(response);
+    expect((await problemOf(response)).detail).toBe('The access token has expired.');
+  });
 });
 
 describe('authorisation by role', () => {
