@@ -132,8 +132,10 @@ describe('authentication (every protected route)', () => {
     expect((await me(user.auth.Authorization)).status).toBe(200);
     service.clock.advance(1000);
     const response = await me(user.auth.Authorization);
-    await expectInvalidToken(response);
-    expect((await problemOf(response)).detail).toBe('The access token has expired.');
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="order-service", error="invalid_token"',
+    );
+    expect(await problemOf(response)).toMatchObject({ status: 401, detail: 'The access token has expired.' });
   });
 });
 
