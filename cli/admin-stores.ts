@@ -122,8 +122,9 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
       rebuild: async () => sqliteScratchOrderReadModel(db),
       scratch: async () => {
         const memory = new DatabaseSync(':memory:');
+        const scratch = sqliteScratchOrderReadModel(memory);
         return {
-          model: createSqliteOrderReadModel(memory),
+          ...scratch,
           promote: () => Promise.reject(new Error('a verification scratch store is never swapped in')),
           discard: async () => memory.close(),
         };

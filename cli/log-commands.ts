@@ -90,7 +90,7 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
       const result = await verifyOrderReadModel({
         eventStore: await context.stores.events(),
         live: context.stores.orders.live,
-        scratch: scratch.model,
+        scratch,
       });
       const at = `log position ${result.position ?? 'none'} (${result.events} events)`;
       if (result.differences.length === 0) {

@@ -123,6 +123,8 @@ export const mongoScratchOrderReadModel = async (db: Db, scratch = `${liveCollec
   const batchSize = 500;
   return {
     model: await createMongoOrderReadModel(db, { collection: scratch }),
+    /** Its indexes exist from the start. */
+    async loaded() {},
     async promote() {
       let batch: OrderDocument[] = [];
       const flush = async () => {

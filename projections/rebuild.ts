@@ -7,6 +7,8 @@ import type { OrderView } from './order-view.ts';
 /** A read model being built aside, and how to make it the live one. */
 export type ScratchOrderReadModel = {
   model: OrderReadModel;
+  /** The bulk load is done: make it ready for reads (build what it deferred). */
+  loaded(): Promise<void>;
   promote(): Promise<void>;
   discard(): Promise<void>;
 };
@@ -17,7 +19,7 @@ export const ordersProjection = 'orders';
 export const replayLog = async (
   eventStore: EventStore,
   model: OrderReadModel,
-  { after, batchSize = 2000 }: { after?: GlobalPosition; batchSize?: number } = {},
+  { after, batchSize = 10000 }: { after?: GlobalPosition; batchSize?: number } = {},
 ) => {
   let position = after;
   let events = 0;
@@ -109,13 +111,14 @@ export const verifyOrderReadModel = async ({
 }: {
   eventStore: EventStore;
   live: OrderReadModel;
-  scratch: OrderReadModel;
+  scratch: ScratchOrderReadModel;
   rounds?: number;
 }) => {
-  let replayed = await replayLog(eventStore, scratch);
+  let replayed = await replayLog(eventStore, scratch.model);
+  await scratch.loaded();
   let events = replayed.events;
   const expected = new Map<string, OrderView>();
-  for await (const order of allOrders(scratch)) expected.set(order.id, order);
+  for await (const order of allOrders(scratch.model)) expected.set(order.id, order);
 
   let suspects = new Map<string, ReadModelDifference>();
   let orders = 0;
@@ -138,13 +141,13 @@ export const verifyOrderReadModel = async ({
   for (let round = 1; round < rounds && suspects.size > 0; round++) {
     replayed = await replayLog(
       eventStore,
-      scratch,
+      scratch.model,
       replayed.position === undefined ? {} : { after: replayed.position },
     );
     events += replayed.events;
     const remaining = new Map<string, ReadModelDifference>();
     for (const [id, suspect] of suspects) {
-      const [current, wanted] = await Promise.all([live.getOrder(id), scratch.getOrder(id)]);
+      const [current, wanted] = await Promise.all([live.getOrder(id), scratch.model.getOrder(id)]);
       if (canonicalJson(current) === canonicalJson(wanted)) continue;
       remaining.set(
         id,

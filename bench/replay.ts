@@ -1,0 +1,135 @@
+// Full replay of the order read model from a log of 1,000,000 events (200,000 orders of five events each:
+// placed, confirmed, paid, shipped, delivered): projections:rebuild on node:sqlite, scratch load, index
+// build and swap included. The log is
+// written first; the replay runs in a fresh process so that its memory high-water mark is its own.
+// Run: npm run bench:replay   Options: --orders N (default 200000)
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { parseArgs } from 'node:util';
+import { orderDecider } from '../domain/order/order-decider.ts';
+import { orderStreamName, type OrderCommand } from '../domain/order/order.ts';
+import { NO_STREAM } from '../infrastructure/event-store/event-store.ts';
+import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
+import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { rebuildOrderReadModel } from '../projections/rebuild.ts';
+import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
+import {
+  createSqliteOrderReadModel,
+  sqliteScratchOrderReadModel,
+} from '../projections/sqlite-order-read-model.ts';
+import { projectFile } from './support/processes.ts';
+
+const { values } = parseArgs({
+  options: { orders: { type: 'string', default: '200000' }, replay: { type: 'string' } },
+});
+
+if (values.replay !== undefined) {
+  // The child: replay DIR/events.sqlite into a fresh read store, report figures as JSON.
+  const eventStore = createSqliteEventStore({ path: join(values.replay, 'events.sqlite') });
+  const readStore = openDatabase({ path: join(values.replay, 'read-store.sqlite') });
+  const started = performance.now();
+  const { events } = await rebuildOrderReadModel({
+    eventStore,
+    live: createSqliteOrderReadModel(readStore),
+    scratch: sqliteScratchOrderReadModel(readStore),
+    checkpoints: createSqliteCheckpointStore(readStore),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const orders = (readStore.prepare('SELECT count(*) AS n FROM order_views').get() as { n: number }).n;
+  process.stdout.write(
+    JSON.stringify({ events, orders, seconds, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }),
+  );
+  await eventStore.close();
+  readStore.close();
+} else {
+  const orderCount = Number(values.orders);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
+  const eventStore = createSqliteEventStore({ path: join(dir, 'events.sqlite') });
+  const at = '2026-11-21T10:00:00.000Z';
+  const lifecycle = (orderId: string): OrderCommand[] => [
+    {
+      type: 'PlaceOrder',
+      data: {
+        orderId,
+        customerId: randomUUID(),
+        items: [
+          {
+            productId: '1001',
+            productName: 'Espresso cup',
+            quantity: 2,
+            unitPrice: { amountMinor: 1999, currency: 'EUR' },
+          },
+          {
+            productId: '1017',
+            productName: 'Linen tea towel',
+            quantity: 1,
+            unitPrice: { amountMinor: 850, currency: 'EUR' },
+          },
+        ],
+        shippingAddress: { street: '1 Rue de Rivoli', city: 'Paris', postalCode: '75001', country: 'FR' },
+        note: null,
+        placedAt: at,
+      },
+    },
+    { type: 'ConfirmOrder', data: { orderId, confirmedAt: at } },
+    {
+      type: 'RecordPayment',
+      data: {
+        orderId,
+        paymentId: randomUUID(),
+        amount: { amountMinor: 4848, currency: 'EUR' },
+        reference: 'PSP-1',
+        receivedAt: at,
+      },
+    },
+    { type: 'ShipOrder', data: { orderId, shippedAt: at } },
+    { type: 'DeliverOrder', data: { orderId, deliveredAt: at } },
+  ];
+  const metadata = { actor: null, correlationId: randomUUID(), causationId: null, occurredAt: at };
+  const writeStarted = performance.now();
+  for (let start = 0; start < orderCount; start += 1000) {
+    await Promise.all(
+      Array.from({ length: Math.min(1000, orderCount - start) }, () => {
+        const orderId = randomUUID();
+        let state = orderDecider.initialState();
+        const events = lifecycle(orderId).flatMap((command) => {
+          const decided = orderDecider.decide(command, state);
+          for (const event of decided) state = orderDecider.evolve(state, event);
+          return decided;
+        });
+        return eventStore.appendToStream(
+          orderStreamName(orderId),
+          events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })),
+          { expectedRevision: NO_STREAM },
+        );
+      }),
+    );
+  }
+  await eventStore.close();
+  const logSeconds = (performance.now() - writeStarted) / 1000;
+  const logMb =
+    (
+      new DatabaseSync(join(dir, 'events.sqlite'))
+        .prepare('SELECT page_count * page_size AS bytes FROM pragma_page_count, pragma_page_size')
+        .get() as { bytes: number }
+    ).bytes / 1e6;
+
+  const result = JSON.parse(
+    execFileSync(process.execPath, [projectFile('bench/replay.ts'), '--replay', dir], { encoding: 'utf8' }),
+  ) as { events: number; orders: number; seconds: number; maxRssMb: number };
+  if (process.env['BENCH_KEEP_LOG']) console.log(`log kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+
+  console.log(
+    `node ${process.version}; log of ${result.events.toLocaleString('en')} events written in ${logSeconds.toFixed(1)} s (${logMb.toFixed(0)} MB)`,
+  );
+  console.log(
+    `replay: ${result.events.toLocaleString('en')} events into ${result.orders.toLocaleString('en')} orders in ` +
+      `${result.seconds.toFixed(2)} s = ${Math.round(result.events / result.seconds).toLocaleString('en')} events/s ` +
+      `(goal: 200,000); memory high-water mark ${result.maxRssMb} MB RSS`,
+  );
+}
