@@ -126,6 +126,8 @@ export const mongoScratchOrderReadModel = async (db: Db, scratch = `${liveCollec
     /** Its indexes exist from the start. */
     async loaded() {},
     async promote() {
+      // The ids copied, so that pruning needs no query per live order.
+      const rebuiltIds = new Set<string>();
       let batch: OrderDocument[] = [];
       const flush = async () => {
         if (batch.length === 0) return;
@@ -137,7 +139,8 @@ export const mongoScratchOrderReadModel = async (db: Db, scratch = `${liveCollec
         );
         batch = [];
       };
-      for await (const document of rebuilt.find().sort({ _id: 1 })) {
+      for await (const document of rebuilt.find()) {
+        rebuiltIds.add(document._id);
         batch.push(document);
         if (batch.length >= batchSize) await flush();
       }
@@ -147,8 +150,8 @@ export const mongoScratchOrderReadModel = async (db: Db, scratch = `${liveCollec
         if (stale.length > 0) await live.deleteMany({ _id: { $in: stale } });
         stale = [];
       };
-      for await (const { _id } of live.find({}, { projection: { _id: 1 } }).sort({ _id: 1 })) {
-        if (!(await rebuilt.findOne({ _id }, { projection: { _id: 1 } }))) stale.push(_id);
+      for await (const { _id } of live.find({}, { projection: { _id: 1 } })) {
+        if (!rebuiltIds.has(_id)) stale.push(_id);
         if (stale.length >= batchSize) await removeStale();
       }
       await removeStale();

@@ -85,10 +85,16 @@ describe('npm run admin -- projections:* with MONGODB_URL', () => {
         .db(database)
         .collection<{ _id: string }>('order_views')
         .updateOne({ _id: orderIds[0]! }, { $set: { status: 'shipped' } });
+      // An order the log never had: the rebuild must prune it.
+      await client
+        .db(database)
+        .collection<{ _id: string; createdAt: string }>('order_views')
+        .insertOne({ _id: randomUUID(), createdAt: '2026-11-21T09:00:00.000Z' });
       await client.close();
       const mismatch = await runAdmin(['projections:verify'], env);
       expect(mismatch.code).toBe(1);
       expect(mismatch.stdout).toContain(`order ${orderIds[0]}: differs from the log (status)`);
+      expect(mismatch.stdout).toContain('not in the log');
       expect((await runAdmin(['projections:rebuild'], env)).code).toBe(0);
       expect((await runAdmin(['projections:verify'], env)).code).toBe(0);
     } finally {
