@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
+import { webhookConfig, webhookEnvironment } from '../webhook-dispatcher/webhook-config.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -26,6 +27,7 @@ export const embeddedConfigSchema = z
     CONSISTENCY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
     ...identityEnvironment,
     ...catalogEnvironment,
+    ...webhookEnvironment,
   })
   .transform((env) => {
     const publicBaseUrl = withoutTrailingSlash(env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`);
@@ -45,6 +47,7 @@ export const embeddedConfigSchema = z
         refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
       },
       identity: identityConfig(env, publicBaseUrl),
+      webhooks: webhookConfig(env),
     };
   });
 

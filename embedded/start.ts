@@ -8,6 +8,7 @@ import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
 import { createOrderCommandHandler } from '../command-api/order-command-handler.ts';
 import { orderCommandRoutes } from '../command-api/order-command-routes.ts';
 import { orderErrors } from '../command-api/order-errors.ts';
+import { webhookErrors } from '../command-api/webhook-errors.ts';
 import { createSqliteIdempotencyStore } from '../command-api/sqlite-idempotency-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
@@ -25,6 +26,7 @@ import { createSqliteOrderReadModel } from '../projections/sqlite-order-read-mod
 import { auditRoutes } from '../query-api/audit-routes.ts';
 import { orderQueryRoutes } from '../query-api/order-query-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
+import { startEmbeddedWebhooks } from './webhooks.ts';
 
 export type EmbeddedDeps = {
   config: EmbeddedConfig;
@@ -39,7 +41,8 @@ export type RunningService = { url: string; stop: () => Promise<void> };
 /**
  * The embedded default: every service of the project in this one process, on one port. The event log is
  * `DATA_DIR/events.sqlite`; users, tokens, the catalogue, idempotency keys, the read models and
- * their checkpoints are `DATA_DIR/read-store.sqlite`. The projection runs in this process too.
+ * their checkpoints, and the webhook retry state are `DATA_DIR/read-store.sqlite`. The projections, the
+ * relay and the webhook dispatcher run in this process too, on an in-process bus.
  */
 export const startEmbedded = async ({
   config,
@@ -86,6 +89,7 @@ export const startEmbedded = async ({
     logger,
     minBatchIntervalMs: 2,
   });
+  const webhooks = await startEmbeddedWebhooks({ config, eventStore, readStore, logger, clock });
   const idempotency = createSqliteIdempotencyStore(readStore);
   const purgeIdempotencyKeys = setInterval(() => {
     idempotency.purgeExpired(clock.now()).catch((error: unknown) => {
@@ -121,8 +125,9 @@ export const startEmbedded = async ({
         consistencyTimeoutMs: config.consistencyTimeoutMs,
       }),
       auditRoutes({ eventStore, verifier: identity.verifier }),
+      ...webhooks.routers(identity.verifier),
     ],
-    errorMappers: [...identity.errorMappers, orderErrors],
+    errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
   });
 
   const http = await listen(app, config.port, config.host);
@@ -133,6 +138,7 @@ export const startEmbedded = async ({
     async stop() {
       clearInterval(purgeIdempotencyKeys);
       await http.close();
+      await webhooks.stop();
       await projection.stop();
       await eventStore.close();
       readStore.close();

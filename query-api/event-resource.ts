@@ -19,6 +19,13 @@ export const eventResource = (event: StreamEvent | RecordedEvent, viewer: Princi
     occurredAt,
     actor: actor === null ? null : showsActor ? actor : { roles: actor.roles },
     correlationId,
-    data: event.data,
+    data: withoutSecrets(event.data),
   };
 };
+
+/**
+ * Webhook secrets are stored sealed in their subscription's events; even sealed, they do not belong in an
+ * audit answer. The export (events:export) keeps them, so that its hash chain covers the log as stored.
+ */
+const withoutSecrets = (data: Record<string, unknown>) =>
+  'secret' in data ? { ...data, secret: '(sealed; not shown)' } : data;

@@ -21,3 +21,31 @@ export const decodeCursor = (cursor: string): { direction: CursorDirection; at: 
     return undefined;
   }
 };
+
+/**
+ * The links of a cursor page. Walking towards older items, "more" lies next; walking back towards newer
+ * ones, it lies before; the first page has no prev.
+ */
+export const cursorLinks = <T>({
+  direction,
+  hasMore,
+  items,
+  link,
+}: {
+  /** How the page was asked for; undefined for the first page. */
+  direction: CursorDirection | undefined;
+  hasMore: boolean;
+  items: readonly T[];
+  link: (direction: CursorDirection, item: T | undefined) => string | null;
+}): { next: string | null; prev: string | null } => {
+  const backwards = direction === 'before';
+  const next = backwards || hasMore ? link('after', items.at(-1)) : null;
+  const prev = backwards
+    ? hasMore
+      ? link('before', items[0])
+      : null
+    : direction === undefined
+      ? null
+      : link('before', items[0]);
+  return { next, prev };
+};

@@ -14,20 +14,12 @@ import type { OrderListQuery, OrderReadModel } from '../projections/order-read-m
 import type { ProjectionProgress } from '../projections/projection-progress.ts';
 import { orderRepresentation, orderResource, type OrderView } from '../projections/order-view.ts';
 import { eventResource } from './event-resource.ts';
-import { decodeCursor, encodeCursor } from './order-cursor.ts';
+import { cursorLinks, decodeCursor, encodeCursor } from './order-cursor.ts';
+import { paginationQuery } from './pagination.ts';
 import { readYourWrites } from './read-your-writes.ts';
 
-const positiveInt = (max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`));
-
 const listingQuery = z.object({
-  page: positiveInt(1_000_000).optional(),
-  perPage: positiveInt(100).default(20),
-  cursor: z.string().max(512).optional(),
+  ...paginationQuery,
   status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
 });
 
@@ -127,16 +119,7 @@ export const orderQueryRoutes = ({
       if (query.status !== undefined) params.set('status', query.status);
       return `/orders?${params.toString()}`;
     };
-    // Walking towards older orders, "more" lies next; walking back towards newer ones, it lies before.
-    const backwards = decoded?.direction === 'before';
-    const next = backwards ? link('after', orders.at(-1)) : hasMore ? link('after', orders.at(-1)) : null;
-    const prev = backwards
-      ? hasMore
-        ? link('before', orders[0])
-        : null
-      : decoded === undefined
-        ? null
-        : link('before', orders[0]);
+    const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });
     sendJson(request, response, {
       meta: { perPage: query.perPage },
       links: { next, prev },

@@ -24,7 +24,35 @@ describe('embedded configuration', () => {
         rateLimits: { perAddress: 30, perUsername: 10, windowSeconds: 60 },
         trustProxy: false,
       },
+      webhooks: {
+        allowPrivateNetworks: false,
+        retryScheduleMs: [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000],
+        timeoutMs: 10_000,
+        secretKey: null,
+        dnsServers: [],
+      },
     });
+  });
+
+  it('reads the webhook settings, and refuses a malformed schedule or a short secret key', () => {
+    const config = parseConfig(embeddedConfigSchema, {
+      WEBHOOK_RETRY_SCHEDULE: '100, 200,400',
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
+      WEBHOOK_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.2',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+    expect(config.webhooks).toMatchObject({
+      retryScheduleMs: [100, 200, 400],
+      secretKey: Buffer.alloc(32, 1),
+      dnsServers: ['127.0.0.1:5353', '10.0.0.2'],
+      allowPrivateNetworks: true,
+    });
+    expect(() =>
+      parseConfig(embeddedConfigSchema, {
+        WEBHOOK_RETRY_SCHEDULE: '5s,30s',
+        WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString('base64'),
+      }),
+    ).toThrow(/WEBHOOK_RETRY_SCHEDULE(.|\n)*WEBHOOK_SECRET_KEY/);
   });
 
   it('derives the problem type base from the public URL', () => {

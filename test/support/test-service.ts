@@ -34,9 +34,24 @@ export type TestUser = { id: string; email: string; password: string; roles: Rol
  * The real embedded service on an ephemeral port over a fresh DATA_DIR, plus a second connection to its
  * read store so tests can change users and the catalogue as the admin CLI would.
  */
-export const startTestService = async (env: Record<string, string> = {}) => {
+/** A clock that runs in real time and that a test can still move forward. */
+export const realTimeClock = () => {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance: (ms: number) => {
+      offset += ms;
+    },
+  } satisfies Clock & { advance: (ms: number) => void };
+};
+
+export const startTestService = async (
+  env: Record<string, string> = {},
+  { time = 'manual' }: { time?: 'manual' | 'real' } = {},
+) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'order-service-test-'));
-  const clock = manualClock();
+  // Webhook retries fall due by the clock: tests of deliveries let it run.
+  const clock = time === 'real' ? realTimeClock() : manualClock();
   const config = parseConfig(embeddedConfigSchema, {
     PORT: '0',
     DATA_DIR: dataDir,

@@ -1,0 +1,182 @@
+import { Router, type Request, type Response } from 'express';
+import type {
+  Subscription,
+  SubscriptionCommand,
+} from '../domain/webhook-subscription/webhook-subscription.ts';
+import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
+import { authenticate, principalOf, requireRole } from '../identity/authenticate.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import type { EventMetadata } from '../infrastructure/event-store/event-store.ts';
+import { acceptBody } from '../infrastructure/http/accept-body.ts';
+import { notFound, validationFailed } from '../infrastructure/http/api-error.ts';
+import { uuidParam } from '../infrastructure/http/path-params.ts';
+import { requestIdOf } from '../infrastructure/http/request-id.ts';
+import { parseInput } from '../infrastructure/http/validation.ts';
+import { subscriptionResource } from '../projections/webhook-subscription-view.ts';
+import type { DeliveryQueue } from '../webhook-dispatcher/delivery-queue.ts';
+import type { SecretCipher } from '../webhook-dispatcher/secret-cipher.ts';
+import { generateWebhookSecret } from '../webhook-dispatcher/webhook-secrets.ts';
+import { WebhookTargetRefusedError } from '../webhook-dispatcher/webhook-target.ts';
+import type {
+  SubscriptionCommandHandler,
+  SubscriptionCommandResult,
+} from './webhook-subscription-handler.ts';
+import { changeWebhookBody, registerWebhookBody } from './webhook-schemas.ts';
+import { noBody } from './order-schemas.ts';
+
+/** decisions.md: after a rotation the previous secret keeps signing beside the new one for 24 hours. */
+export const secretOverlapMs = 24 * 60 * 60 * 1000;
+
+export type WebhookCommandDeps = {
+  handler: SubscriptionCommandHandler;
+  verifier: AccessTokenVerifier;
+  cipher: SecretCipher;
+  /** Refuses a URL webhooks may not target (scheme, credentials, internal addresses after DNS). */
+  checkUrl: (url: string) => Promise<URL>;
+  deliveries: Pick<DeliveryQueue, 'get'>;
+  clock: Clock;
+  newId: () => string;
+};
+
+const noSuchSubscription = 'There is no webhook subscription with this id.';
+const subscriptionIdParam = (request: Request) => uuidParam(request, 'subscriptionId', noSuchSubscription);
+
+const live = (result: SubscriptionCommandResult): Subscription => {
+  const { subscription } = result;
+  if (subscription.status === 'none' || subscription.status === 'removed') throw notFound(noSuchSubscription);
+  return subscription;
+};
+
+/**
+ * Webhook management, the command side (decisions.md, Webhooks): admin only. Every change is an event on
+ * the subscription's stream; secrets are generated here, shown once, and stored sealed.
+ */
+export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
+  const { handler, cipher, clock, newId } = deps;
+  const router = Router();
+  const admin = [authenticate(deps.verifier), requireRole('admin')];
+
+  const metadataOf = (response: Response, occurredAt: string): EventMetadata => {
+    const { userId, roles } = principalOf(response);
+    const requestId = requestIdOf(response);
+    return { actor: { userId, roles }, correlationId: requestId, causationId: requestId, occurredAt };
+  };
+
+  const checkedUrl = async (url: string) => {
+    try {
+      return (await deps.checkUrl(url)).href;
+    } catch (error) {
+      if (error instanceof WebhookTargetRefusedError)
+        throw validationFailed([{ field: 'url', message: error.message }]);
+      throw error;
+    }
+  };
+
+  const run = async (response: Response, command: (at: string) => SubscriptionCommand) => {
+    const at = clock.now().toISOString();
+    const result = await handler.handle(command(at), metadataOf(response, at));
+    if (result.position !== null) response.set('Consistency-Token', result.position.toString());
+    return result;
+  };
+
+  router.post('/webhooks', ...admin, acceptBody('json'), async (request, response) => {
+    const body = parseInput(registerWebhookBody, request.body ?? {});
+    const url = await checkedUrl(body.url);
+    const subscriptionId = newId();
+    const secret = generateWebhookSecret();
+    const result = await run(response, (registeredAt) => ({
+      type: 'RegisterSubscription',
+      data: {
+        subscriptionId,
+        url,
+        events: body.events,
+        description: body.description ?? null,
+        secret: cipher.seal(secret, subscriptionId),
+        registeredAt,
+      },
+    }));
+    response
+      .status(201)
+      .location(`/webhooks/${subscriptionId}`)
+      .json({ ...subscriptionResource(live(result)), secret });
+  });
+
+  router.patch('/webhooks/:subscriptionId', ...admin, acceptBody('json'), async (request, response) => {
+    const subscriptionId = subscriptionIdParam(request);
+    const { url, ...changes } = parseInput(changeWebhookBody, request.body ?? {});
+    const checked = url === undefined ? {} : { url: await checkedUrl(url) };
+    const result = await run(response, (changedAt) => ({
+      type: 'ChangeSubscription',
+      data: { subscriptionId, changes: { ...changes, ...checked }, changedAt },
+    }));
+    response.json(subscriptionResource(live(result)));
+  });
+
+  router.delete('/webhooks/:subscriptionId', ...admin, async (request, response) => {
+    const subscriptionId = subscriptionIdParam(request);
+    await run(response, (removedAt) => ({ type: 'RemoveSubscription', data: { subscriptionId, removedAt } }));
+    response.status(204).end();
+  });
+
+  router.post(
+    '/webhooks/:subscriptionId/rotate-secret',
+    ...admin,
+    acceptBody('json'),
+    async (request, response) => {
+      parseInput(noBody, request.body ?? {});
+      const subscriptionId = subscriptionIdParam(request);
+      const secret = generateWebhookSecret();
+      let previousSecretExpiresAt = '';
+      const result = await run(response, (rotatedAt) => {
+        previousSecretExpiresAt = new Date(Date.parse(rotatedAt) + secretOverlapMs).toISOString();
+        return {
+          type: 'RotateSecret',
+          data: {
+            subscriptionId,
+            secret: cipher.seal(secret, subscriptionId),
+            previousSecretExpiresAt,
+            rotatedAt,
+          },
+        };
+      });
+      response.json({ ...subscriptionResource(live(result)), secret, previousSecretExpiresAt });
+    },
+  );
+
+  router.post('/webhooks/:subscriptionId/test', ...admin, acceptBody('json'), async (request, response) => {
+    parseInput(noBody, request.body ?? {});
+    const subscriptionId = subscriptionIdParam(request);
+    const result = await run(response, (requestedAt) => ({
+      type: 'RequestTestDelivery',
+      data: { subscriptionId, requestedAt },
+    }));
+    live(result);
+    response.status(202).json({ subscriptionId, type: 'webhook.test', status: 'requested' });
+  });
+
+  router.post(
+    '/webhooks/:subscriptionId/deliveries/:deliveryId/retry',
+    ...admin,
+    acceptBody('json'),
+    async (request, response) => {
+      parseInput(noBody, request.body ?? {});
+      const subscriptionId = subscriptionIdParam(request);
+      const deliveryId = uuidParam(
+        request,
+        'deliveryId',
+        'There is no delivery with this id for this subscription.',
+      );
+      const delivery = await deps.deliveries.get(deliveryId);
+      if (!delivery || delivery.subscriptionId !== subscriptionId) {
+        throw notFound('There is no delivery with this id for this subscription.');
+      }
+      await run(response, (requestedAt) => ({
+        type: 'RequestRedelivery',
+        data: { subscriptionId, deliveryId, requestedAt },
+      }));
+      response.status(202).json({ subscriptionId, deliveryId, status: 'requested' });
+    },
+  );
+
+  return router;
+};

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { webhookEventKinds } from '../domain/webhook-subscription/webhook-subscription.ts';
+
+export const webhookLimits = { maxUrlLength: 2048, maxDescriptionLength: 500 };
+
+const url = z
+  .string({ error: 'must be an http or https URL' })
+  .min(1, 'must be an http or https URL')
+  .max(webhookLimits.maxUrlLength, `must be at most ${webhookLimits.maxUrlLength} characters`);
+
+const events = z
+  .array(z.enum(webhookEventKinds, { error: `must be one of ${webhookEventKinds.join(', ')}` }), {
+    error: 'must be an array of event kinds',
+  })
+  .min(1, 'name at least one event kind')
+  .refine((kinds) => new Set(kinds).size === kinds.length, 'names an event kind more than once');
+
+const description = z
+  .string({ error: 'must be a string or null' })
+  .max(webhookLimits.maxDescriptionLength, `must be at most ${webhookLimits.maxDescriptionLength} characters`)
+  .nullable();
+
+/** POST /webhooks. */
+export const registerWebhookBody = z.strictObject({ url, events, description: description.optional() });
+
+/** PATCH /webhooks/{id}: any of the fields; absent ones stay as they are. */
+export const changeWebhookBody = z.strictObject({
+  url: url.optional(),
+  events: events.optional(),
+  description: description.optional(),
+  active: z.boolean({ error: 'must be true or false' }).optional(),
+});

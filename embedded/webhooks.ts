@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { createSubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
+import { webhookCommandRoutes } from '../command-api/webhook-command-routes.ts';
+import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
+import { createInProcessEventBus } from '../infrastructure/bus/in-process-event-bus.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import { startEventRelay } from '../projections/event-relay.ts';
+import { startProjectionRunner } from '../projections/projection-runner.ts';
+import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
+import { createSqliteWebhookSubscriptionReadModel } from '../projections/sqlite-webhook-subscription-read-model.ts';
+import { webhookQueryRoutes } from '../query-api/webhook-query-routes.ts';
+import { createWebhookPoster } from '../webhook-dispatcher/post-webhook.ts';
+import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';
+import { createSecretCipher, loadOrCreateSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
+import { createSqliteDeliveryLog } from '../webhook-dispatcher/sqlite-delivery-log.ts';
+import { createSqliteDeliveryQueue } from '../webhook-dispatcher/sqlite-delivery-queue.ts';
+import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
+import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
+import type { EmbeddedConfig } from './config.ts';
+
+/** Topic names on the in-process bus (the same defaults as Kafka's). */
+export const embeddedTopics = { orderEvents: 'order-events', webhookRequests: 'webhook-requests' };
+
+/**
+ * Webhooks in the embedded default: the subscription projection, the relay from the log onto an in-process
+ * bus, the dispatcher with its retry state in the read store, and the admin routes.
+ */
+export const startEmbeddedWebhooks = async ({
+  config,
+  eventStore,
+  readStore,
+  logger,
+  clock,
+}: {
+  config: EmbeddedConfig;
+  eventStore: EventStore;
+  readStore: DatabaseSync;
+  logger: Logger;
+  clock: Clock;
+}) => {
+  const settings = config.webhooks;
+  const checkpoints = createSqliteCheckpointStore(readStore);
+  const subscriptions = createSqliteWebhookSubscriptionReadModel(readStore);
+  const subscriptionProjection = await startProjectionRunner({
+    name: 'webhook-subscriptions',
+    eventStore,
+    checkpoints,
+    apply: (events) => subscriptions.applyEvents(events),
+    logger,
+  });
+  const cipher = createSecretCipher(
+    settings.secretKey ?? loadOrCreateSecretKey(join(config.dataDir, 'keys', 'webhook-secret-key')),
+  );
+  const policy = { allowPrivateNetworks: settings.allowPrivateNetworks };
+  const resolve = createHostResolver({ dnsServers: settings.dnsServers });
+  const poster = createWebhookPoster({ policy, resolve, timeoutMs: settings.timeoutMs });
+  const queue = createSqliteDeliveryQueue(readStore);
+  // The only dispatcher on this data: leases a killed process left behind are nobody's now.
+  await queue.releaseLeases();
+  const deliveryLog = createSqliteDeliveryLog(readStore);
+  const subscriptionCommands = createSubscriptionCommandHandler({ eventStore, newId: randomUUID });
+  const bus = createInProcessEventBus();
+
+  const dispatcher = await startWebhookDispatcher({
+    bus,
+    topics: embeddedTopics,
+    subscriptions,
+    subscriptionsReached: async (position) => {
+      if (!(await subscriptionProjection.waitFor(position, 30_000))) {
+        throw new Error(`the subscription projection has not reached ${position}`);
+      }
+    },
+    queue,
+    log: deliveryLog,
+    cipher,
+    poster,
+    retryPolicy: createRetryPolicy({ scheduleMs: settings.retryScheduleMs }),
+    subscriptionCommands,
+    now: () => clock.now(),
+    newId: randomUUID,
+    logger,
+  });
+  // The dispatcher joins the bus before the relay publishes: the in-process bus keeps nothing.
+  const relay = await startEventRelay({ eventStore, checkpoints, bus, topics: embeddedTopics, logger });
+
+  return {
+    routers: (verifier: AccessTokenVerifier) => [
+      webhookCommandRoutes({
+        handler: subscriptionCommands,
+        verifier,
+        cipher,
+        checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),
+        deliveries: queue,
+        clock,
+        newId: randomUUID,
+      }),
+      webhookQueryRoutes({
+        subscriptions,
+        deliveryLog,
+        progress: subscriptionProjection,
+        verifier,
+        consistencyTimeoutMs: config.consistencyTimeoutMs,
+      }),
+    ],
+    async stop() {
+      await relay.stop();
+      await dispatcher.stop();
+      await bus.close();
+      poster.close();
+      await subscriptionProjection.stop();
+    },
+  };
+};

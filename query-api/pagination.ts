@@ -1,0 +1,15 @@
+import { z } from 'zod';
+
+export const positiveInt = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`));
+
+/** The query parameters of both envelope variants (decisions.md, Pagination envelope). */
+export const paginationQuery = {
+  page: positiveInt(1_000_000).optional(),
+  perPage: positiveInt(100).default(20),
+  cursor: z.string().max(512).optional(),
+};

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryAttempt, DeliveryLog } from '../../webhook-dispatcher/delivery-log.ts';
+
+const anAttempt = (subscriptionId: string, second: number, overrides: Partial<DeliveryAttempt> = {}) =>
+  ({
+    id: randomUUID(),
+    deliveryId: randomUUID(),
+    subscriptionId,
+    eventId: randomUUID(),
+    eventType: 'order.created',
+    attempt: 1,
+    attemptedAt: `2026-11-21T10:00:${String(second).padStart(2, '0')}.000Z`,
+    durationMs: 12,
+    statusCode: 500,
+    outcome: 'failed',
+    error: null,
+    responseBody: 'x'.repeat(10),
+    responseBodyTruncated: false,
+    nextAttemptAt: '2026-11-21T10:05:00.000Z',
+    deadLettered: false,
+    ...overrides,
+  }) satisfies DeliveryAttempt;
+
+/** What every adapter of the DeliveryLog port promises. */
+export const deliveryLogContract = (adapterName: string, createLog: () => Promise<DeliveryLog>) => {
+  describe(`DeliveryLog contract: ${adapterName}`, () => {
+    let log: DeliveryLog;
+    beforeAll(async () => {
+      log = await createLog();
+    });
+
+    it('keeps each attempt as recorded, newest first, per subscription', async () => {
+      const subscriptionId = randomUUID();
+      const first = anAttempt(subscriptionId, 1);
+      const second = anAttempt(subscriptionId, 2, {
+        attempt: 2,
+        statusCode: 200,
+        outcome: 'delivered',
+        nextAttemptAt: null,
+        responseBody: 'é'.repeat(3),
+        responseBodyTruncated: true,
+      });
+      await log.record(first);
+      await log.record(second);
+      await log.record(anAttempt(randomUUID(), 3));
+      expect(await log.list(subscriptionId, { kind: 'cursor', limit: 10 })).toEqual({
+        attempts: [second, first],
+        hasMore: false,
+      });
+      expect(await log.list(randomUUID(), { kind: 'page', offset: 0, limit: 10 })).toEqual({
+        attempts: [],
+        hasMore: false,
+        total: 0,
+      });
+    });
+
+    it('pages by offset with a total, and by cursor both ways, stable under new attempts', async () => {
+      const subscriptionId = randomUUID();
+      const attempts = Array.from({ length: 5 }, (_, i) => anAttempt(subscriptionId, 10 + i));
+      for (const attempt of attempts) await log.record(attempt);
+      const newestFirst = [...attempts].reverse();
+
+      const page2 = await log.list(subscriptionId, { kind: 'page', offset: 2, limit: 2 });
+      expect(page2).toEqual({ attempts: newestFirst.slice(2, 4), hasMore: true, total: 5 });
+
+      const first = await log.list(subscriptionId, { kind: 'cursor', limit: 2 });
+      expect(first).toEqual({ attempts: newestFirst.slice(0, 2), hasMore: true });
+      await log.record(anAttempt(subscriptionId, 30));
+      const next = await log.list(subscriptionId, { kind: 'cursor', limit: 2, after: newestFirst[1]! });
+      expect(next).toEqual({ attempts: newestFirst.slice(2, 4), hasMore: true });
+      const last = await log.list(subscriptionId, { kind: 'cursor', limit: 2, after: newestFirst[3]! });
+      expect(last).toEqual({ attempts: newestFirst.slice(4), hasMore: false });
+      const back = await log.list(subscriptionId, { kind: 'cursor', limit: 2, before: newestFirst[2]! });
+      expect(back).toEqual({ attempts: newestFirst.slice(0, 2), hasMore: true });
+    });
+
+    it('ignores an attempt recorded twice', async () => {
+      const subscriptionId = randomUUID();
+      const attempt = anAttempt(subscriptionId, 1);
+      await log.record(attempt);
+      await log.record(attempt);
+      expect((await log.list(subscriptionId, { kind: 'page', offset: 0, limit: 10 })).total).toBe(1);
+    });
+  });
+};

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  deliveryIdFor,
+  type DeliveryQueue,
+  type NewDelivery,
+} from '../../webhook-dispatcher/delivery-queue.ts';
+
+const t0 = Date.parse('2026-11-21T10:00:00.000Z');
+
+const aDelivery = (
+  subscriptionId: string,
+  overrides: Partial<NewDelivery> & { orderingKey?: string; sequence?: number } = {},
+): NewDelivery => {
+  const eventId = overrides.eventId ?? randomUUID();
+  return {
+    id: deliveryIdFor(subscriptionId, eventId),
+    subscriptionId,
+    eventId,
+    eventType: 'order.status_changed',
+    orderingKey: randomUUID(),
+    sequence: 0,
+    body: JSON.stringify({ type: 'order.status_changed', data: { eventId } }),
+    nextAttemptAt: t0,
+    createdAt: t0,
+    ...overrides,
+  };
+};
+
+/** What every adapter of the DeliveryQueue port (the dispatcher's retry state) promises. */
+export const deliveryQueueContract = (adapterName: string, createQueue: () => Promise<DeliveryQueue>) => {
+  describe(`DeliveryQueue contract: ${adapterName}`, () => {
+    let queue: DeliveryQueue;
+    beforeAll(async () => {
+      queue = await createQueue();
+      // Other suites' leftovers must not be held by a lease from an earlier run.
+      await queue.releaseLeases();
+    });
+    const dueFor = async (subscriptionId: string, now = t0) =>
+      (await queue.due({ now, limit: 1000 })).filter((d) => d.subscriptionId === subscriptionId);
+
+    it('keeps a delivery once however often the same event is accepted', async () => {
+      const subscriptionId = randomUUID();
+      const delivery = aDelivery(subscriptionId);
+      await queue.enqueue([delivery]);
+      await queue.enqueue([{ ...delivery, body: 'changed' }]);
+      expect(await queue.get(delivery.id)).toEqual({
+        ...delivery,
+        status: 'pending',
+        attempts: 0,
+        lease: null,
+      });
+      expect(await dueFor(subscriptionId)).toHaveLength(1);
+      expect(await queue.get(randomUUID())).toBeNull();
+    });
+
+    it('offers only the first pending delivery of each (subscription, key) line, earliest due first', async () => {
+      const subscriptionId = randomUUID();
+      const orderId = randomUUID();
+      const second = aDelivery(subscriptionId, {
+        orderingKey: orderId,
+        sequence: 2,
+        nextAttemptAt: t0 - 5000,
+      });
+      const first = aDelivery(subscriptionId, { orderingKey: orderId, sequence: 1, nextAttemptAt: t0 });
+      const other = aDelivery(subscriptionId, { sequence: 7, nextAttemptAt: t0 - 1000 });
+      const notYet = aDelivery(subscriptionId, { nextAttemptAt: t0 + 1000 });
+      await queue.enqueue([second, first, other, notYet]);
+      expect((await dueFor(subscriptionId)).map((d) => d.id)).toEqual([other.id, first.id]);
+      // Another subscription's line for the same order is its own.
+      const elsewhere = aDelivery(randomUUID(), { orderingKey: orderId, sequence: 2 });
+      await queue.enqueue([elsewhere]);
+      expect((await dueFor(elsewhere.subscriptionId)).map((d) => d.id)).toEqual([elsewhere.id]);
+      expect(await queue.nextDueAt()).toBeLessThanOrEqual(t0 - 5000);
+    });
+
+    it('holds a line while its head is leased or waiting to be retried, and frees it once delivered', async () => {
+      const subscriptionId = randomUUID();
+      const orderId = randomUUID();
+      const first = aDelivery(subscriptionId, { orderingKey: orderId, sequence: 0 });
+      const second = aDelivery(subscriptionId, { orderingKey: orderId, sequence: 1 });
+      await queue.enqueue([first, second]);
+      expect(await queue.claim(first.id, { owner: 'a', now: t0, leaseUntil: t0 + 30_000 })).toBe(true);
+      expect(await dueFor(subscriptionId)).toEqual([]);
+      expect(await queue.settle(first.id, 'a', { status: 'pending', nextAttemptAt: t0 + 5000 })).toBe(true);
+      expect(await queue.get(first.id)).toMatchObject({ status: 'pending', attempts: 1, lease: null });
+      expect(await dueFor(subscriptionId)).toEqual([]);
+      expect((await dueFor(subscriptionId, t0 + 5000)).map((d) => d.id)).toEqual([first.id]);
+      await queue.claim(first.id, { owner: 'a', now: t0 + 5000, leaseUntil: t0 + 35_000 });
+      await queue.settle(first.id, 'a', { status: 'delivered' });
+      expect(await queue.get(first.id)).toMatchObject({ status: 'delivered', attempts: 2 });
+      expect((await dueFor(subscriptionId, t0 + 5000)).map((d) => d.id)).toEqual([second.id]);
+    });
+
+    it('lets a dead-lettered or cancelled head stop holding its line', async () => {
+      const subscriptionId = randomUUID();
+      const orderId = randomUUID();
+      const [first, second, third] = [0, 1, 2].map((sequence) =>
+        aDelivery(subscriptionId, { orderingKey: orderId, sequence }),
+      );
+      await queue.enqueue([first!, second!, third!]);
+      await queue.claim(first!.id, { owner: 'a', now: t0, leaseUntil: t0 + 1 });
+      await queue.settle(first!.id, 'a', { status: 'dead' });
+      await queue.claim(second!.id, { owner: 'a', now: t0, leaseUntil: t0 + 1 });
+      await queue.settle(second!.id, 'a', { status: 'cancelled' });
+      expect((await dueFor(subscriptionId)).map((d) => d.id)).toEqual([third!.id]);
+    });
+
+    it('gives a delivery to exactly one of many concurrent claimants', async () => {
+      const delivery = aDelivery(randomUUID());
+      await queue.enqueue([delivery]);
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          queue.claim(delivery.id, { owner: `instance-${i}`, now: t0, leaseUntil: t0 + 30_000 }),
+        ),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('lets another instance take a delivery whose lease ran out; the first can no longer settle it', async () => {
+      const delivery = aDelivery(randomUUID());
+      await queue.enqueue([delivery]);
+      expect(await queue.claim(delivery.id, { owner: 'a', now: t0, leaseUntil: t0 + 1000 })).toBe(true);
+      expect(await queue.claim(delivery.id, { owner: 'b', now: t0 + 999, leaseUntil: t0 + 5000 })).toBe(
+        false,
+      );
+      expect((await dueFor(delivery.subscriptionId, t0 + 1000)).map((d) => d.id)).toEqual([delivery.id]);
+      expect(await queue.claim(delivery.id, { owner: 'b', now: t0 + 1000, leaseUntil: t0 + 5000 })).toBe(
+        true,
+      );
+      expect(await queue.settle(delivery.id, 'a', { status: 'delivered' })).toBe(false);
+      expect(await queue.settle(delivery.id, 'b', { status: 'delivered' })).toBe(true);
+      expect(await queue.get(delivery.id)).toMatchObject({ status: 'delivered', attempts: 1 });
+    });
+
+    it('does not claim what is not due or not pending', async () => {
+      const later = aDelivery(randomUUID(), { nextAttemptAt: t0 + 10_000 });
+      await queue.enqueue([later]);
+      expect(await queue.claim(later.id, { owner: 'a', now: t0, leaseUntil: t0 + 1 })).toBe(false);
+      const done = aDelivery(randomUUID());
+      await queue.enqueue([done]);
+      await queue.claim(done.id, { owner: 'a', now: t0, leaseUntil: t0 + 1 });
+      await queue.settle(done.id, 'a', { status: 'delivered' });
+      expect(await queue.claim(done.id, { owner: 'a', now: t0 + 5, leaseUntil: t0 + 10 })).toBe(false);
+    });
+
+    it('delivers again on request, due at once with a fresh count of attempts', async () => {
+      const delivery = aDelivery(randomUUID());
+      await queue.enqueue([delivery]);
+      await queue.claim(delivery.id, { owner: 'a', now: t0, leaseUntil: t0 + 1 });
+      await queue.settle(delivery.id, 'a', { status: 'dead' });
+      expect(await queue.redeliver(delivery.id, t0 + 60_000)).toBe(true);
+      expect(await queue.get(delivery.id)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: t0 + 60_000,
+        lease: null,
+      });
+      expect(await queue.redeliver(randomUUID(), t0)).toBe(false);
+    });
+
+    it('leaves out the subscriptions asked to be left out', async () => {
+      const [a, b] = [aDelivery(randomUUID()), aDelivery(randomUUID())];
+      await queue.enqueue([a, b]);
+      const ids = (await queue.due({ now: t0, limit: 1000, excludeSubscriptions: [a.subscriptionId] })).map(
+        (d) => d.id,
+      );
+      expect(ids).toContain(b.id);
+      expect(ids).not.toContain(a.id);
+    });
+
+    it('ends every lease on request', async () => {
+      const delivery = aDelivery(randomUUID());
+      await queue.enqueue([delivery]);
+      await queue.claim(delivery.id, { owner: 'crashed', now: t0, leaseUntil: t0 + 3_600_000 });
+      await queue.releaseLeases();
+      expect(await queue.claim(delivery.id, { owner: 'restarted', now: t0, leaseUntil: t0 + 1 })).toBe(true);
+    });
+  });
+};

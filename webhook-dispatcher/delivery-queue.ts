@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The dispatcher's retry state: one delivery per (subscription, event), durable from the moment the
+ * dispatcher accepts the event until the receiver took it, it was dead-lettered, or its subscription went.
+ * Deliveries of one ordering key (an order) to one subscription go out one at a time, in sequence order.
+ */
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'cancelled';
+
+export type Delivery = {
+  id: string;
+  subscriptionId: string;
+  /** The public event's id: the `webhook-id` header, the same on every attempt. */
+  eventId: string;
+  eventType: string;
+  /** Deliveries with the same key go to a subscription in sequence order: the order id. */
+  orderingKey: string;
+  /** The event's place within its key: the order's stream revision. */
+  sequence: number;
+  /** The request body, fixed when the event was accepted: every attempt sends the same bytes. */
+  body: string;
+  status: DeliveryStatus;
+  /** Attempts made so far. */
+  attempts: number;
+  /** Epoch ms: when a pending delivery may be attempted. */
+  nextAttemptAt: number;
+  createdAt: number;
+  /** The dispatcher instance holding it while an attempt is under way, and until when. */
+  lease: { owner: string; until: number } | null;
+};
+
+export type NewDelivery = Omit<Delivery, 'status' | 'attempts' | 'lease'>;
+
+/** What an attempt leads to. */
+export type Settlement =
+  | { status: 'delivered' }
+  | { status: 'pending'; nextAttemptAt: number }
+  | { status: 'dead' }
+  | { status: 'cancelled' };
+
+export type DeliveryQueue = {
+  /** Adds deliveries; one whose id is there already is left as it is (the same event accepted twice). */
+  enqueue(deliveries: readonly NewDelivery[]): Promise<void>;
+  get(id: string): Promise<Delivery | null>;
+  /**
+   * Pending deliveries that may be attempted now: due, not leased (or their lease ran out), and first of
+   * their (subscription, ordering key) line among the pending ones; earliest due first.
+   */
+  due(options: { now: number; limit: number; excludeSubscriptions?: readonly string[] }): Promise<Delivery[]>;
+  /** Takes a due delivery for one attempt; false when another instance holds it. */
+  claim(id: string, options: { owner: string; now: number; leaseUntil: number }): Promise<boolean>;
+  /** Records the attempt's outcome and ends the lease; false when the lease was lost to another instance. */
+  settle(id: string, owner: string, settlement: Settlement): Promise<boolean>;
+  /** Makes any delivery pending again, due now, with a fresh count of attempts (an admin's retry). */
+  redeliver(id: string, now: number): Promise<boolean>;
+  /** The earliest time a pending delivery falls due; null when none is pending. */
+  nextDueAt(): Promise<number | null>;
+  /** Ends every lease: for a single dispatcher starting up after a crash. */
+  releaseLeases(): Promise<void>;
+};
+
+/** The same subscription and event always give the same delivery id: accepting an event twice adds nothing. */
+export const deliveryIdFor = (subscriptionId: string, eventId: string): string => {
+  const hex = createHash('sha256').update(`${subscriptionId}\n${eventId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex.slice(16, 17), 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};

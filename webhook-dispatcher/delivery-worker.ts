@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
+import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
+import type { LiveSubscriptionView } from '../projections/webhook-subscription-view.ts';
+import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
+import type { Delivery, DeliveryQueue, Settlement } from './delivery-queue.ts';
+import type { WebhookPoster, WebhookResponse } from './post-webhook.ts';
+import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
+import type { SecretCipher } from './secret-cipher.ts';
+import { signatureHeader } from './webhook-secrets.ts';
+
+export type DeliveryWorkerDeps = {
+  queue: DeliveryQueue;
+  log: DeliveryLog;
+  subscriptions: WebhookSubscriptionReadModel;
+  cipher: SecretCipher;
+  poster: WebhookPoster;
+  retryPolicy: RetryPolicy;
+  now: () => Date;
+  /** Disables a subscription whose receiver answered 410 Gone (an event on its stream). */
+  disableSubscription: (subscriptionId: string, reason: string) => Promise<void>;
+  logger: Logger;
+  /** Names this instance in leases; instances share the queue. */
+  instanceId?: string;
+  /** Attempts under way at once, in all. */
+  maxInFlight?: number;
+  /** Attempts under way at once for one subscription: a slow receiver cannot take every slot. */
+  maxInFlightPerSubscription?: number;
+  /** How long a claimed delivery stays with this instance; longer than an attempt can take. */
+  leaseMs?: number;
+  /** How often to look for due deliveries when nothing wakes the worker (other instances, retries). */
+  pollIntervalMs?: number;
+};
+
+const goneReason = 'The receiver answered 410 Gone.';
+const maxStoredBody = 65_536;
+
+type Judgement = {
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  error: string | null;
+  retryAfterMs: number | null;
+};
+
+const judge = (response: WebhookResponse, now: Date): Judgement => {
+  switch (response.outcome) {
+    case 'responded': {
+      const { status } = response;
+      if (status >= 200 && status < 300)
+        return { outcome: 'delivered', statusCode: status, error: null, retryAfterMs: null };
+      if (status === 410) return { outcome: 'gone', statusCode: status, error: null, retryAfterMs: null };
+      const retryAfterMs =
+        status === 429 || status === 503 ? parseRetryAfter(response.retryAfter, now) : null;
+      const error = status >= 300 && status < 400 ? 'redirects are not followed' : null;
+      return { outcome: 'failed', statusCode: status, error, retryAfterMs };
+    }
+    case 'timeout':
+      return {
+        outcome: 'timeout',
+        statusCode: null,
+        error: 'no complete answer in time',
+        retryAfterMs: null,
+      };
+    case 'refused':
+      return { outcome: 'refused', statusCode: null, error: response.reason, retryAfterMs: null };
+    case 'network-error':
+      return { outcome: 'network-error', statusCode: null, error: response.error, retryAfterMs: null };
+    default: {
+      const unknown: never = response;
+      throw new Error(`unknown webhook response ${JSON.stringify(unknown)}`);
+    }
+  }
+};
+
+/**
+ * Delivers what the retry state holds: due deliveries, each line (a subscription's events of one order)
+ * one at a time in order, many lines and subscriptions at once. Every attempt is signed with the
+ * subscription's live secrets, logged, and settled: delivered, retried later, dead-lettered or cancelled.
+ */
+export const startDeliveryWorker = ({
+  queue,
+  log,
+  subscriptions,
+  cipher,
+  poster,
+  retryPolicy,
+  now,
+  disableSubscription,
+  logger,
+  instanceId = randomUUID(),
+  maxInFlight = 64,
+  maxInFlightPerSubscription = 4,
+  leaseMs = 60_000,
+  pollIntervalMs = 1000,
+}: DeliveryWorkerDeps) => {
+  const inFlight = new Map<string, Promise<void>>();
+  const perSubscription = new Map<string, number>();
+  let stopped = false;
+  let wakeUp: (() => void) | null = null;
+  let woken = false;
+
+  const wake = () => {
+    woken = true;
+    wakeUp?.();
+  };
+
+  const signedHeaders = (subscription: LiveSubscriptionView, delivery: Delivery, at: Date) => {
+    const secrets = subscription.secrets
+      .filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > at.getTime())
+      .map((secret) => cipher.open(secret.sealed, subscription.id));
+    const timestamp = Math.floor(at.getTime() / 1000);
+    return {
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, { id: delivery.eventId, timestamp, body: delivery.body }),
+    };
+  };
+
+  const settlementFor = (judgement: Judgement, attempt: number, at: Date): Settlement => {
+    if (judgement.outcome === 'delivered') return { status: 'delivered' };
+    if (judgement.outcome === 'gone') return { status: 'dead' };
+    const decision = retryPolicy.afterFailure(attempt, judgement.retryAfterMs);
+    return 'deadLetter' in decision
+      ? { status: 'dead' }
+      : { status: 'pending', nextAttemptAt: at.getTime() + decision.retryInMs };
+  };
+
+  const attemptId = createOrderedIds();
+  const record = (
+    delivery: Delivery,
+    at: Date,
+    fields: Partial<DeliveryAttempt> & Pick<DeliveryAttempt, 'outcome'>,
+  ) =>
+    log.record({
+      id: attemptId(),
+      deliveryId: delivery.id,
+      subscriptionId: delivery.subscriptionId,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      attempt: delivery.attempts + 1,
+      attemptedAt: at.toISOString(),
+      durationMs: 0,
+      statusCode: null,
+      error: null,
+      responseBody: null,
+      responseBodyTruncated: false,
+      nextAttemptAt: null,
+      deadLettered: false,
+      ...fields,
+    });
+
+  const attempt = async (delivery: Delivery) => {
+    const at = now();
+    const subscription = await subscriptions.get(delivery.subscriptionId);
+    if (!subscription || subscription.status !== 'active') {
+      await record(delivery, at, { outcome: 'cancelled', error: 'the subscription is inactive or removed' });
+      await queue.settle(delivery.id, instanceId, { status: 'cancelled' });
+      return;
+    }
+    const response = await poster.post({
+      url: subscription.url,
+      headers: signedHeaders(subscription, delivery, at),
+      body: delivery.body,
+    });
+    const judgement = judge(response, at);
+    const settlement = settlementFor(judgement, delivery.attempts + 1, at);
+    await record(delivery, at, {
+      durationMs: Math.round(response.durationMs),
+      statusCode: judgement.statusCode,
+      outcome: judgement.outcome,
+      error: judgement.error,
+      responseBody: response.outcome === 'responded' ? response.body.slice(0, maxStoredBody) : null,
+      responseBodyTruncated: response.outcome === 'responded' && response.bodyTruncated,
+      nextAttemptAt:
+        settlement.status === 'pending' ? new Date(settlement.nextAttemptAt).toISOString() : null,
+      deadLettered: settlement.status === 'dead' && judgement.outcome !== 'gone',
+    });
+    await queue.settle(delivery.id, instanceId, settlement);
+    if (judgement.outcome === 'gone') await disableSubscription(subscription.id, goneReason);
+  };
+
+  const launch = (delivery: Delivery) => {
+    perSubscription.set(delivery.subscriptionId, (perSubscription.get(delivery.subscriptionId) ?? 0) + 1);
+    const running = attempt(delivery)
+      .catch((error: unknown) => {
+        // The lease runs out and the delivery comes up again: nothing is lost.
+        logger.error({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed to complete');
+      })
+      .finally(() => {
+        inFlight.delete(delivery.id);
+        const count = (perSubscription.get(delivery.subscriptionId) ?? 1) - 1;
+        if (count === 0) perSubscription.delete(delivery.subscriptionId);
+        else perSubscription.set(delivery.subscriptionId, count);
+        wake();
+      });
+    inFlight.set(delivery.id, running);
+  };
+
+  /** Starts what is due and fits; says whether anything started. */
+  const fill = async (): Promise<boolean> => {
+    const free = maxInFlight - inFlight.size;
+    if (free <= 0) return false;
+    const at = now().getTime();
+    const saturated = [...perSubscription]
+      .filter(([, n]) => n >= maxInFlightPerSubscription)
+      .map(([id]) => id);
+    const due = await queue.due({ now: at, limit: free, excludeSubscriptions: saturated });
+    let started = false;
+    for (const delivery of due) {
+      if (stopped || inFlight.size >= maxInFlight || inFlight.has(delivery.id)) continue;
+      if ((perSubscription.get(delivery.subscriptionId) ?? 0) >= maxInFlightPerSubscription) continue;
+      if (!(await queue.claim(delivery.id, { owner: instanceId, now: at, leaseUntil: at + leaseMs })))
+        continue;
+      launch(delivery);
+      started = true;
+    }
+    return started;
+  };
+
+  const pause = async (started: boolean) => {
+    if (started || woken) return;
+    const nextDue = await queue.nextDueAt();
+    const untilDue = nextDue === null ? pollIntervalMs : nextDue - now().getTime();
+    // A due delivery that did not start waits behind its line's head: the head's end wakes the worker.
+    const delay = untilDue > 0 ? Math.min(untilDue, pollIntervalMs) : pollIntervalMs;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delay);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (woken || stopped) wakeUp();
+    });
+    wakeUp = null;
+  };
+
+  const running = (async () => {
+    while (!stopped) {
+      woken = false;
+      let started = false;
+      try {
+        started = await fill();
+      } catch (error) {
+        logger.error({ err: error }, 'could not read the webhook retry state; trying again');
+      }
+      if (!stopped) await pause(started);
+    }
+  })();
+
+  return {
+    /** Something new may be due: look now rather than at the next poll. */
+    wake,
+    /** Takes no more deliveries and waits for the attempts under way. */
+    async stop() {
+      stopped = true;
+      wake();
+      await running;
+      await Promise.allSettled(inFlight.values());
+    },
+  };
+};
+
+export type DeliveryWorker = ReturnType<typeof startDeliveryWorker>;

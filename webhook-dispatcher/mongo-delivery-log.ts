@@ -1,0 +1,64 @@
+import { MongoServerError, type Db, type Filter } from 'mongodb';
+import type { DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
+
+type AttemptDocument = Omit<DeliveryAttempt, 'id'> & { _id: string };
+
+const toAttempt = ({ _id, ...rest }: AttemptDocument): DeliveryAttempt => ({ id: _id, ...rest });
+const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
+const newestFirst = { attemptedAt: -1, _id: -1 } as const;
+
+/** Delivery attempts in MongoDB, one document per attempt. */
+export const createMongoDeliveryLog = async (
+  db: Db,
+  { collection = 'webhook_delivery_attempts' }: { collection?: string } = {},
+): Promise<DeliveryLog> => {
+  const attempts = db.collection<AttemptDocument>(collection);
+  await attempts.createIndex({ subscriptionId: 1, attemptedAt: -1, _id: -1 }, { name: 'newest' });
+
+  return {
+    async record({ id: _id, ...attempt }) {
+      try {
+        await attempts.insertOne({ _id, ...attempt });
+      } catch (error) {
+        if (!duplicateKey(error)) throw error;
+      }
+    },
+
+    async list(subscriptionId, query) {
+      // One more than asked for says whether there is more beyond the page.
+      const probe = query.limit + 1;
+      if (query.kind === 'page') {
+        const [total, documents] = await Promise.all([
+          attempts.countDocuments({ subscriptionId }),
+          attempts.find({ subscriptionId }).sort(newestFirst).skip(query.offset).limit(probe).toArray(),
+        ]);
+        return {
+          attempts: documents.slice(0, query.limit).map(toAttempt),
+          hasMore: documents.length > query.limit,
+          total,
+        };
+      }
+      // Toward the newer end, read upwards from the cursor, then give them back newest first.
+      const backwards = query.before !== undefined;
+      const cursor = query.before ?? query.after;
+      const beyond = backwards ? '$gt' : '$lt';
+      const filter: Filter<AttemptDocument> = cursor
+        ? {
+            subscriptionId,
+            $or: [
+              { attemptedAt: { [beyond]: cursor.attemptedAt } },
+              { attemptedAt: cursor.attemptedAt, _id: { [beyond]: cursor.id } },
+            ],
+          }
+        : { subscriptionId };
+      const direction = backwards ? 1 : -1;
+      const documents = await attempts
+        .find(filter)
+        .sort({ attemptedAt: direction, _id: direction })
+        .limit(probe)
+        .toArray();
+      const page = documents.slice(0, query.limit).map(toAttempt);
+      return { attempts: backwards ? page.reverse() : page, hasMore: documents.length > query.limit };
+    },
+  };
+};

@@ -1,0 +1,67 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
+
+/** Delivery attempts in a node:sqlite table, one JSON document per attempt. */
+export const createSqliteDeliveryLog = (db: DatabaseSync): DeliveryLog => {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS webhook_delivery_attempts (
+      id              TEXT PRIMARY KEY,
+      subscription_id TEXT NOT NULL,
+      attempted_at    TEXT NOT NULL,
+      document        TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS webhook_delivery_attempts_newest
+      ON webhook_delivery_attempts (subscription_id, attempted_at, id);
+  `);
+  const insert = db.prepare(
+    `INSERT INTO webhook_delivery_attempts (id, subscription_id, attempted_at, document) VALUES (?, ?, ?, ?)
+     ON CONFLICT (id) DO NOTHING`,
+  );
+  const count = db.prepare(
+    'SELECT count(*) AS total FROM webhook_delivery_attempts WHERE subscription_id = ?',
+  );
+  const page = db.prepare(
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ?
+     ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?`,
+  );
+  const older = db.prepare(
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? AND (attempted_at, id) < (?, ?)
+     ORDER BY attempted_at DESC, id DESC LIMIT ?`,
+  );
+  const newest = db.prepare(
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ?
+     ORDER BY attempted_at DESC, id DESC LIMIT ?`,
+  );
+  const newer = db.prepare(
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? AND (attempted_at, id) > (?, ?)
+     ORDER BY attempted_at, id LIMIT ?`,
+  );
+  const attemptsOf = (rows: unknown[]) =>
+    rows.map((row) => JSON.parse((row as { document: string }).document) as DeliveryAttempt);
+
+  return {
+    async record(attempt) {
+      insert.run(attempt.id, attempt.subscriptionId, attempt.attemptedAt, JSON.stringify(attempt));
+    },
+    async list(subscriptionId, query) {
+      // One more than asked for says whether there is more beyond the page.
+      const probe = query.limit + 1;
+      if (query.kind === 'page') {
+        const attempts = attemptsOf(page.all(subscriptionId, probe, query.offset));
+        const { total } = count.get(subscriptionId) as { total: number };
+        return { attempts: attempts.slice(0, query.limit), hasMore: attempts.length > query.limit, total };
+      }
+      if (query.before) {
+        // Toward the newer end: read upwards, then give them back newest first.
+        const attempts = attemptsOf(
+          newer.all(subscriptionId, query.before.attemptedAt, query.before.id, probe),
+        );
+        return { attempts: attempts.slice(0, query.limit).reverse(), hasMore: attempts.length > query.limit };
+      }
+      const attempts = query.after
+        ? attemptsOf(older.all(subscriptionId, query.after.attemptedAt, query.after.id, probe))
+        : attemptsOf(newest.all(subscriptionId, probe));
+      return { attempts: attempts.slice(0, query.limit), hasMore: attempts.length > query.limit };
+    },
+  };
+};

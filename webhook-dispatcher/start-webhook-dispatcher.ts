@@ -1,0 +1,82 @@
+import type { Logger } from 'pino';
+import type { SubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
+import type { EventBus } from '../infrastructure/bus/event-bus.ts';
+import type { Topics } from '../projections/public-events.ts';
+import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
+import { createEventAcceptor } from './accept-events.ts';
+import type { DeliveryLog } from './delivery-log.ts';
+import type { DeliveryQueue } from './delivery-queue.ts';
+import { startDeliveryWorker } from './delivery-worker.ts';
+import type { WebhookPoster } from './post-webhook.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import type { SecretCipher } from './secret-cipher.ts';
+
+export const dispatcherGroup = 'webhook-dispatcher';
+
+export type WebhookDispatcherDeps = {
+  bus: EventBus;
+  topics: Topics;
+  subscriptions: WebhookSubscriptionReadModel;
+  subscriptionsReached: (position: bigint) => Promise<void>;
+  queue: DeliveryQueue;
+  log: DeliveryLog;
+  cipher: SecretCipher;
+  poster: WebhookPoster;
+  retryPolicy: RetryPolicy;
+  /** Disables a subscription whose receiver answered 410 Gone. */
+  subscriptionCommands: SubscriptionCommandHandler;
+  now: () => Date;
+  newId: () => string;
+  logger: Logger;
+  instanceId?: string;
+};
+
+/**
+ * The webhook dispatcher: consumes the public events in its consumer group, hands each to the durable
+ * retry state (only then may the bus move on), and delivers from there.
+ */
+export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
+  const logger = deps.logger.child({ component: 'webhook-dispatcher' });
+  const worker = startDeliveryWorker({
+    queue: deps.queue,
+    log: deps.log,
+    subscriptions: deps.subscriptions,
+    cipher: deps.cipher,
+    poster: deps.poster,
+    retryPolicy: deps.retryPolicy,
+    now: deps.now,
+    logger,
+    ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
+    async disableSubscription(subscriptionId, reason) {
+      const disabledAt = deps.now().toISOString();
+      const correlationId = deps.newId();
+      await deps.subscriptionCommands.handle(
+        { type: 'DisableSubscription', data: { subscriptionId, reason, disabledAt } },
+        { actor: null, correlationId, causationId: null, occurredAt: disabledAt },
+      );
+      logger.warn({ subscriptionId }, 'webhook subscription disabled: the receiver answered 410 Gone');
+    },
+  });
+  const accept = createEventAcceptor({
+    topics: deps.topics,
+    subscriptions: deps.subscriptions,
+    subscriptionsReached: deps.subscriptionsReached,
+    queue: deps.queue,
+    now: () => deps.now().getTime(),
+    logger,
+  });
+  const consumer = await deps.bus.consume({
+    group: dispatcherGroup,
+    topics: [deps.topics.orderEvents, deps.topics.webhookRequests],
+    async handle(batch) {
+      await accept(batch);
+      worker.wake();
+    },
+  });
+  return {
+    async stop() {
+      await consumer.stop();
+      await worker.stop();
+    },
+  };
+};

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { defaultRetryScheduleMs } from './retry-policy.ts';
+
+const retrySchedule = z
+  .string()
+  .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'must be milliseconds, comma-separated, such as 5000,30000,120000')
+  .transform((value) => value.split(',').map((step) => Number(step.trim())));
+
+const secretKey = z
+  .string()
+  .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 random bytes')
+  .transform((value) => Buffer.from(value, 'base64'));
+
+/** Environment variables of webhook management and delivery, shared by every process that needs them. */
+export const webhookEnvironment = {
+  /** Lifts the refusal of loopback, private and metadata addresses: for tests and local demos only. */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
+  /** Waits before each retry, in ms; after the last, a delivery is dead-lettered. */
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
+  /** A delivery succeeds with a 2xx within this many ms. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Seals webhook secrets at rest: base64 of 32 bytes. Without it the embedded default keeps one in DATA_DIR. */
+  WEBHOOK_SECRET_KEY: secretKey.optional(),
+  /** DNS servers for webhook hosts (host:port, comma-separated); the system resolver when unset. */
+  WEBHOOK_DNS_SERVERS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((server) => server.trim())
+        .filter(Boolean),
+    )
+    .optional(),
+};
+
+type WebhookEnvironment = {
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' | 'false';
+  WEBHOOK_RETRY_SCHEDULE?: number[] | undefined;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_SECRET_KEY?: Buffer | undefined;
+  WEBHOOK_DNS_SERVERS?: string[] | undefined;
+};
+
+export const webhookConfig = (env: WebhookEnvironment) => ({
+  allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+  retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE ?? defaultRetryScheduleMs,
+  timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+  secretKey: env.WEBHOOK_SECRET_KEY ?? null,
+  dnsServers: env.WEBHOOK_DNS_SERVERS ?? [],
+});
+
+export type WebhookConfig = ReturnType<typeof webhookConfig>;
