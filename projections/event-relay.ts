@@ -18,12 +18,15 @@ export const startEventRelay = ({
   bus,
   topics,
   logger,
+  minBatchIntervalMs = 0,
 }: {
   eventStore: EventStore;
   checkpoints: CheckpointStore;
   bus: EventBus;
   topics: Topics;
   logger: Logger;
+  /** See ProjectionRunnerOptions: fewer, larger batches under load, for that much delay. */
+  minBatchIntervalMs?: number;
 }): Promise<ProjectionRunner> => {
   const mapper = createPublicEventMapper({ eventStore, topics });
   return startProjectionRunner({
@@ -31,6 +34,7 @@ export const startEventRelay = ({
     eventStore,
     checkpoints,
     logger,
+    minBatchIntervalMs,
     async apply(events) {
       for (const [topic, messages] of await mapper.toMessages(events)) await bus.publish(topic, messages);
     },

@@ -75,6 +75,7 @@ export const createPublicEventMapper = ({
   const states = new Map<string, { revision: number; order: Order }>();
 
   const stateBefore = async (event: RecordedEvent): Promise<Order> => {
+    if (event.revision === 0) return initialState();
     const cached = states.get(event.streamId);
     if (cached && cached.revision === event.revision - 1) return cached.order;
     const history = await eventStore.readStream(event.streamId, { maxCount: event.revision });

@@ -77,7 +77,9 @@ export const createSqliteEventStore = ({
   pollIntervalMs = 250,
   batchSize = 1000,
 }: SqliteEventStoreOptions): EventStore => {
-  const db = openDatabase({ path, durability });
+  // A 40 MB WAL between checkpoints instead of 4 MB: each checkpoint syncs, so fewer of them means faster
+  // appends, at the price of a larger -wal file and a longer pause now and then.
+  const db = openDatabase({ path, durability, walCheckpointPages: 10_000 });
   db.exec(schema);
 
   const begin = db.prepare('BEGIN IMMEDIATE');

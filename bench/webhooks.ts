@@ -1,0 +1,213 @@
+// Command to webhook: orders placed at a steady rate (200/s by default) on the embedded service, each
+// delivered as order.created to 3 subscribers (real receivers in this process). For each order and
+// receiver, the time from the client reading the 201 to the receiver reading the webhook; p50/p99 over
+// the run after a warm-up. Beside it, in the same run, a bare node:http server that answers 201 and
+// POSTs to the same receivers at once (the network floor of the same path).
+// Run: npm run bench:webhooks   Options: --rate N --duration SECONDS --subscribers N
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pinned, projectFile, startProcess, type Started } from './support/processes.ts';
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '200' },
+    duration: { type: 'string', default: '30' },
+    warmup: { type: 'string', default: '3' },
+    subscribers: { type: 'string', default: '3' },
+  },
+});
+const rate = Number(values.rate);
+const durationSeconds = Number(values.duration);
+const warmupSeconds = Number(values.warmup);
+const subscriberCount = Number(values.subscribers);
+
+/** Receivers record when each order's webhook arrived, keyed by the order id in the body. */
+const arrivals = new Map<string, number[]>();
+const receivers = await Promise.all(
+  Array.from({ length: subscriberCount }, async () => {
+    const server = createServer((incoming, response) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        const at = performance.now();
+        const { data } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          data: { id?: string; note?: string };
+        };
+        const key = data.note ?? data.id ?? '';
+        arrivals.set(key, [...(arrivals.get(key) ?? []), at]);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` };
+  }),
+);
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+type Run = { sent: number; measured: number; missing: number; p50: number; p99: number; max: number };
+
+/**
+ * Places orders at `rate` per second for the duration (open loop: one every 1000/rate ms whatever the
+ * answers), then waits for the webhooks and computes latencies of the orders after the warm-up.
+ */
+const drive = async (post: (note: string) => Promise<{ status: number }>): Promise<Run> => {
+  arrivals.clear();
+  const acknowledged = new Map<string, number>();
+  const started = performance.now();
+  const pending: Promise<void>[] = [];
+  let sequence = 0;
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const elapsed = performance.now() - started;
+      if (elapsed >= durationSeconds * 1000) {
+        clearInterval(timer);
+        resolve();
+        return;
+      }
+      // Catch up when the timer fires late, so the rate holds.
+      while (sequence < (elapsed / 1000) * rate) {
+        const note = `bench-${sequence++}`;
+        const warm = elapsed >= warmupSeconds * 1000;
+        pending.push(
+          post(note).then(({ status }) => {
+            if (status !== 201) throw new Error(`POST answered ${status}`);
+            if (warm) acknowledged.set(note, performance.now());
+          }),
+        );
+      }
+    }, 1);
+  });
+  await Promise.all(pending);
+  const deadline = performance.now() + 30_000;
+  const complete = () =>
+    [...acknowledged.keys()].every((note) => (arrivals.get(note)?.length ?? 0) >= subscriberCount);
+  while (!complete() && performance.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  const latencies: number[] = [];
+  let missing = 0;
+  for (const [note, ackedAt] of acknowledged) {
+    const times = arrivals.get(note) ?? [];
+    missing += Math.max(0, subscriberCount - times.length);
+    for (const at of times) latencies.push(Math.max(0, at - ackedAt));
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    sent: sequence,
+    measured: latencies.length,
+    missing,
+    p50: Number(percentile(latencies, 0.5).toFixed(2)),
+    p99: Number(percentile(latencies, 0.99).toFixed(2)),
+    max: Number(latencies.at(-1)!.toFixed(2)),
+  };
+};
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const postJson = (url: string, body: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
+    const outgoing = request(url, {
+      method: 'POST',
+      agent,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers },
+    });
+    outgoing.on('response', (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('end', () =>
+        resolve({
+          status: answer.statusCode!,
+          body: Buffer.concat(chunks).toString('utf8'),
+          headers: answer.headers,
+        }),
+      );
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+
+// The service, with a customer and an admin made by the CLI, and one subscription per receiver.
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+const { MONGODB_URL: _mongodb, ...environment } = process.env;
+const users = { customer: 'bench-customer@shop.example', admin: 'bench-admin@shop.example' };
+const password = 'bench-password-123';
+for (const [role, email] of Object.entries(users)) {
+  execFileSync(
+    process.execPath,
+    [projectFile('cli/admin.ts'), 'user:add', '--email', email, '--password', password, '--role', role],
+    {
+      env: { ...environment, DATA_DIR: dataDir },
+      stdio: 'inherit',
+    },
+  );
+}
+const service = await startProcess('embedded/main.ts', [], {
+  PORT: '0',
+  DATA_DIR: dataDir,
+  SEED_DEMO_USERS: 'false',
+  // info: the service announces its URL in the log.
+  LOG_LEVEL: 'info',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+});
+const bearer = async (email: string) => {
+  const { body } = await postJson(
+    `${service.url}/auth/token`,
+    JSON.stringify({ grant_type: 'password', username: email, password }),
+  );
+  return { Authorization: `Bearer ${(JSON.parse(body) as { access_token: string }).access_token}` };
+};
+const customer = await bearer(users.customer);
+const admin = await bearer(users.admin);
+for (const receiver of receivers) {
+  const registered = await postJson(
+    `${service.url}/webhooks`,
+    JSON.stringify({ url: receiver.url, events: ['order.created'] }),
+    admin,
+  );
+  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.body}`);
+}
+const address = await postJson(
+  `${service.url}/users/me/addresses`,
+  JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
+  customer,
+);
+const shippingAddressId = (JSON.parse(address.body) as { id: string }).id;
+const orderBody = (note: string) =>
+  JSON.stringify({
+    items: [
+      { productId: '1001', quantity: 2 },
+      { productId: '1017', quantity: 1 },
+    ],
+    shippingAddressId,
+    note,
+  });
+
+const bare: Started = await startProcess(
+  'bench/support/bare-webhook-relay.ts',
+  receivers.map((r) => r.url),
+  {},
+);
+
+console.log(
+  `command to webhook, ${rate} orders/s for ${durationSeconds} s (first ${warmupSeconds} s not measured), ` +
+    `${subscriberCount} subscribers${pinned ? ', servers pinned to their own core' : ''}`,
+);
+const results: Record<string, Run> = {};
+results['bare node:http (201, then POST to each receiver)'] = await drive((note) =>
+  postJson(`${bare.url}/orders`, JSON.stringify({ note })),
+);
+results['embedded service (log, relay, retry state, signed POST)'] = await drive((note) =>
+  postJson(`${service.url}/orders`, orderBody(note), customer),
+);
+console.table(results);
+
+await bare.stop();
+await service.stop();
+agent.destroy();
+for (const receiver of receivers) receiver.server.close();
+rmSync(dataDir, { recursive: true, force: true });
