@@ -3,6 +3,7 @@ import { asOrderEvent } from '../domain/order/order-events.ts';
 import type { PlacedOrder } from '../domain/order/order.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.ts';
 import type { OrderView } from './order-view.ts';
+import { isNextRevision } from './revision-guard.ts';
 
 const orderStreamPrefix = 'order-';
 
@@ -18,13 +19,7 @@ export const nextOrderView = (current: OrderView | null, event: RecordedEvent): 
   if (!isOrderStream(event.streamId)) return undefined;
   const orderEvent = asOrderEvent(event);
   if (!orderEvent) return undefined;
-  const applied = current?.revision ?? -1;
-  if (event.revision <= applied) return undefined;
-  if (event.revision !== applied + 1) {
-    throw new Error(
-      `${event.streamId}: event at revision ${event.revision} follows revision ${applied}; the log has a gap`,
-    );
-  }
+  if (!isNextRevision(current?.revision, event)) return undefined;
   const state = current ? stateOf(current) : initialState();
   const next = evolve(state, orderEvent);
   if (next.status === 'none') throw new Error(`${event.streamId}: ${event.type} left no order`);

@@ -6,6 +6,7 @@ import {
   type Subscription,
 } from '../domain/webhook-subscription/webhook-subscription.ts';
 import type { RecordedEvent } from '../infrastructure/event-store/event-store.ts';
+import { isNextRevision } from './revision-guard.ts';
 
 /**
  * A subscription as its read model keeps it, including the sealed secrets the dispatcher signs with. A
@@ -41,13 +42,7 @@ export const nextSubscriptionView = (
   if (!isSubscriptionStream(event.streamId)) return undefined;
   const subscriptionEvent = asSubscriptionEvent(event);
   if (!subscriptionEvent) return undefined;
-  const applied = current?.revision ?? -1;
-  if (event.revision <= applied) return undefined;
-  if (event.revision !== applied + 1) {
-    throw new Error(
-      `${event.streamId}: event at revision ${event.revision} follows revision ${applied}; the log has a gap`,
-    );
-  }
+  if (!isNextRevision(current?.revision, event)) return undefined;
   const state = current ? stateOf(current) : initialState();
   const next = evolve(state, subscriptionEvent);
   if (next.status === 'none') throw new Error(`${event.streamId}: ${event.type} left no subscription`);
