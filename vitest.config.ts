@@ -4,6 +4,16 @@ import { defineConfig } from 'vitest/config';
 // - unit: pure code, no I/O.
 // - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install.
 // - integration: the real servers of scripts/services.sh (FerretDB, Kafka) and EventStoreDB when EVENTSTORE_URL is set.
+// - distributed: the HTTP suites of the embedded project again, against the distributed mode's four processes
+//   on those servers (test/support/distributed-service.ts), plus the distributed mode's own fault tests.
+/** The HTTP suites that run against both the embedded default and the distributed mode. */
+const httpSuites = [
+  'test/orders/*.e2e.spec.ts',
+  'test/webhooks/*.e2e.spec.ts',
+  'test/identity/*.e2e.spec.ts',
+  'test/catalog/*.e2e.spec.ts',
+];
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/plain-summary-reporter.ts'],
@@ -19,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'embedded',
           include: ['test/**/*.int.spec.ts', 'test/**/*.e2e.spec.ts'],
-          exclude: ['test/integration/**'],
+          exclude: ['test/integration/**', 'test/distributed/**'],
           testTimeout: 30_000,
         },
       },
@@ -27,6 +37,16 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.spec.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'distributed',
+          include: [...httpSuites, 'test/distributed/**/*.spec.ts'],
+          env: { TEST_TARGET: 'distributed' },
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,

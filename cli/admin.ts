@@ -5,6 +5,7 @@ import { systemClock } from '../infrastructure/clock.ts';
 import { ConfigurationError, parseConfig } from '../infrastructure/config/parse-config.ts';
 import { adminConfigSchema, MissingEventLogError, openAdminStores } from './admin-stores.ts';
 import { catalogCommands, DataError } from './catalog-commands.ts';
+import { keyCommands } from './key-commands.ts';
 import { logCommands, ReadModelMismatchError } from './log-commands.ts';
 import { UsageError, userCommands } from './user-commands.ts';
 
@@ -37,11 +38,18 @@ Event log and read models (what an auditor runs)
       Replays the log into a scratch read model and reports every order that differs from the live one.
       Exit 1 when any does.
 
+Keys (the distributed mode's files; the embedded default makes its own in DATA_DIR/keys)
+  keys:init DIR
+      Creates DIR (mode 0700) and, where missing, DIR/jwt-signing-key.pem (the RS256 key that signs
+      access tokens: JWT_PRIVATE_KEY_FILE) and DIR/webhook-secret-key (base64 of 32 random bytes that
+      seal webhook secrets: WEBHOOK_SECRET_KEY_FILE), both mode 0600. Existing keys are kept as they are.
+      Needs no store.
+
 Roles: customer, staff, auditor, admin.
 Store: DATA_DIR (default ./data), or MongoDB when MONGODB_URL is set (database MONGODB_DATABASE,
 default order_service). Event log: DATA_DIR/events.sqlite, or EventStoreDB when EVENTSTORE_URL is set.`;
 
-const commands = { ...userCommands, ...catalogCommands, ...logCommands };
+const commands = { ...userCommands, ...catalogCommands, ...logCommands, ...keyCommands };
 
 const main = async (argv: string[]): Promise<number> => {
   const [name, ...args] = argv;
@@ -54,6 +62,16 @@ const main = async (argv: string[]): Promise<number> => {
     process.stderr.write(`unknown command ${name}\n\n${usage}\n`);
     return 64;
   }
+  const output = {
+    out: (line: string) => process.stdout.write(`${line}\n`),
+    err: (line: string) => process.stderr.write(`${line}\n`),
+  };
+  // The key commands run before any store is configured or reachable (the first step of a deployment).
+  const keyCommand = Object.hasOwn(keyCommands, name) ? keyCommands[name] : undefined;
+  if (keyCommand) {
+    await keyCommand(args, output);
+    return 0;
+  }
   const config = parseConfig(adminConfigSchema, process.env);
   const stores = await openAdminStores(config);
   try {
@@ -61,8 +79,7 @@ const main = async (argv: string[]): Promise<number> => {
       stores,
       catalogCurrency: config.CATALOG_CURRENCY,
       clock: systemClock,
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
+      ...output,
       readStdin: () => text(process.stdin),
     });
     return 0;

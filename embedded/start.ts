@@ -27,6 +27,7 @@ import { auditRoutes } from '../query-api/audit-routes.ts';
 import { orderQueryRoutes } from '../query-api/order-query-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
+import { orderProjectionName } from '../projections/projection-names.ts';
 
 export type EmbeddedDeps = {
   config: EmbeddedConfig;
@@ -82,7 +83,7 @@ export const startEmbedded = async ({
 
   const readModel = createSqliteOrderReadModel(readStore);
   const projection = await startProjectionRunner({
-    name: 'orders',
+    name: orderProjectionName,
     eventStore,
     checkpoints: createSqliteCheckpointStore(readStore),
     apply: (events) => readModel.applyEvents(events),

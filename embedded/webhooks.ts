@@ -15,15 +15,20 @@ import { createSqliteWebhookSubscriptionReadModel } from '../projections/sqlite-
 import { webhookQueryRoutes } from '../query-api/webhook-query-routes.ts';
 import { createWebhookPoster } from '../webhook-dispatcher/post-webhook.ts';
 import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';
-import { createSecretCipher, loadOrCreateSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
+import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
 import { createSqliteDeliveryLog } from '../webhook-dispatcher/sqlite-delivery-log.ts';
 import { createSqliteDeliveryQueue } from '../webhook-dispatcher/sqlite-delivery-queue.ts';
 import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
 import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
 import type { EmbeddedConfig } from './config.ts';
+import { subscriptionProjectionName } from '../projections/projection-names.ts';
 
 /** Topic names on the in-process bus (the same defaults as Kafka's). */
-export const embeddedTopics = { orderEvents: 'order-events', webhookRequests: 'webhook-requests' };
+export const embeddedTopics = {
+  orderEvents: 'order-events',
+  webhookRequests: 'webhook-requests',
+  deadLetter: 'webhook-dispatcher.dead-letter',
+};
 
 /**
  * Webhooks in the embedded default: the subscription projection, the relay from the log onto an in-process
@@ -46,7 +51,7 @@ export const startEmbeddedWebhooks = async ({
   const checkpoints = createSqliteCheckpointStore(readStore);
   const subscriptions = createSqliteWebhookSubscriptionReadModel(readStore);
   const subscriptionProjection = await startProjectionRunner({
-    name: 'webhook-subscriptions',
+    name: subscriptionProjectionName,
     eventStore,
     checkpoints,
     apply: (events) => subscriptions.applyEvents(events),
@@ -55,7 +60,7 @@ export const startEmbeddedWebhooks = async ({
     minBatchIntervalMs: 2,
   });
   const cipher = createSecretCipher(
-    settings.secretKey ?? loadOrCreateSecretKey(join(config.dataDir, 'keys', 'webhook-secret-key')),
+    resolveSecretKey(settings, join(config.dataDir, 'keys', 'webhook-secret-key')),
   );
   const policy = { allowPrivateNetworks: settings.allowPrivateNetworks };
   const resolve = createHostResolver({ dnsServers: settings.dnsServers });

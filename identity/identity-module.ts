@@ -11,10 +11,14 @@ import { createTokenService } from './token-service.ts';
 import { identityErrors, userRoutes } from './user-routes.ts';
 import type { UserStore } from './users.ts';
 
-/** The configured signing key, or, where none is configured, the one kept in `generatedKeyPath`. */
-export const resolveSigningKey = (config: IdentityConfig, generatedKeyPath: string): SigningKey => {
+/**
+ * The configured signing key, or, where none is configured, the one kept in `generatedKeyPath` (the embedded
+ * default; the distributed mode's configuration requires one, so that every process shares it).
+ */
+export const resolveSigningKey = (config: IdentityConfig, generatedKeyPath: string | null): SigningKey => {
   if (config.signingKeyPem) return signingKeyFromPem(config.signingKeyPem);
   if (config.signingKeyFile) return signingKeyFromPem(readFileSync(config.signingKeyFile, 'utf8'));
+  if (generatedKeyPath === null) throw new Error('no token signing key is configured');
   return loadOrCreateSigningKey(generatedKeyPath);
 };
 

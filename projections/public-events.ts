@@ -36,7 +36,12 @@ export type DispatcherRequest = {
   deliveryId: string | null;
 };
 
-export type Topics = { orderEvents: string; webhookRequests: string };
+export type Topics = {
+  orderEvents: string;
+  webhookRequests: string;
+  /** Where the dispatcher puts the messages of the other two that it cannot read. */
+  deadLetter: string;
+};
 
 const statusChanges: ReadonlySet<OrderEvent['type']> = new Set([
   'OrderConfirmed',

@@ -3,6 +3,7 @@ import type { EventStore, GlobalPosition } from '../infrastructure/event-store/e
 import type { CheckpointStore } from './checkpoints.ts';
 import type { OrderReadModel } from './order-read-model.ts';
 import type { OrderView } from './order-view.ts';
+import { orderProjectionName } from './projection-names.ts';
 
 /** A read model being built aside, and how to make it the live one. */
 export type ScratchOrderReadModel = {
@@ -12,8 +13,6 @@ export type ScratchOrderReadModel = {
   promote(): Promise<void>;
   discard(): Promise<void>;
 };
-
-export const ordersProjection = 'orders';
 
 /** Applies the log after a position to a read model, batch by batch; where it ended and how many events. */
 export const replayLog = async (
@@ -65,7 +64,7 @@ export const rebuildOrderReadModel = async ({
     rebuilt.position === undefined ? {} : { after: rebuilt.position },
   );
   const position = caughtUp.position ?? rebuilt.position;
-  if (position !== undefined) await checkpoints.save(ordersProjection, position);
+  if (position !== undefined) await checkpoints.save(orderProjectionName, position);
   return { events: rebuilt.events + caughtUp.events, position };
 };
 

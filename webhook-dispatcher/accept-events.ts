@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { z } from 'zod';
+import { webhookEventKinds } from '../domain/webhook-subscription/webhook-subscription.ts';
 import type { ConsumedMessage } from '../infrastructure/bus/event-bus.ts';
 import type { DispatcherRequest, PublicOrderEvent, Topics } from '../projections/public-events.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
@@ -14,8 +16,42 @@ export type AcceptEventsDeps = {
   /** Resolves once the subscription read model has applied the log up to this position. */
   subscriptionsReached: (position: bigint) => Promise<void>;
   queue: DeliveryQueue;
+  /** Puts a message no one can read on the dead-letter topic; resolves once it is durably there. */
+  deadLetter: (message: ConsumedMessage, reason: string) => Promise<void>;
   now: () => number;
   logger: Logger;
+};
+
+const position = z.string().regex(/^\d{1,40}$/);
+const publicOrderEvent = z.object({
+  id: z.string().min(1),
+  type: z.enum(webhookEventKinds),
+  occurredAt: z.string().min(1),
+  orderId: z.string().min(1),
+  revision: z.number().int().min(0),
+  position,
+  data: z.unknown(),
+});
+const dispatcherRequest = z.object({
+  id: z.string().min(1),
+  type: z.enum(['webhook.test', 'webhook.redelivery']),
+  occurredAt: z.string().min(1),
+  subscriptionId: z.string().min(1),
+  position,
+  deliveryId: z.string().min(1).nullable(),
+});
+
+const readMessage = <T>(schema: z.ZodType<T>, value: string): { value: T } | { reason: string } => {
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    return { reason: 'the value is not JSON' };
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success
+    ? { value: parsed.data }
+    : { reason: `the value is not a message of this topic: ${z.prettifyError(parsed.error)}` };
 };
 
 /**
@@ -29,33 +65,32 @@ export const createEventAcceptor = ({
   subscriptions,
   subscriptionsReached,
   queue,
+  deadLetter,
   now,
   logger,
 }: AcceptEventsDeps) => {
-  const parse = <T>(message: ConsumedMessage): T | null => {
-    try {
-      return JSON.parse(message.value) as T;
-    } catch (error) {
-      // A message no one can read would block its key forever; it is logged and skipped instead.
-      logger.error(
-        { err: error, topic: message.topic, key: message.key },
-        'skipped an unreadable bus message',
-      );
-      return null;
-    }
-  };
-
   return async (batch: readonly ConsumedMessage[]): Promise<void> => {
     const orderEvents: PublicOrderEvent[] = [];
     const requests: DispatcherRequest[] = [];
+    const unreadable: { message: ConsumedMessage; reason: string }[] = [];
+    const read = <T>(schema: z.ZodType<T>, message: ConsumedMessage, into: T[]) => {
+      const result = readMessage(schema, message.value);
+      if ('value' in result) into.push(result.value);
+      else unreadable.push({ message, reason: result.reason });
+    };
     for (const message of batch) {
-      if (message.topic === topics.orderEvents) {
-        const event = parse<PublicOrderEvent>(message);
-        if (event) orderEvents.push(event);
-      } else if (message.topic === topics.webhookRequests) {
-        const request = parse<DispatcherRequest>(message);
-        if (request) requests.push(request);
-      }
+      if (message.topic === topics.orderEvents) read(publicOrderEvent, message, orderEvents);
+      else if (message.topic === topics.webhookRequests) read(dispatcherRequest, message, requests);
+    }
+    // A message no one can read would block its partition forever: it goes to the dead-letter topic,
+    // where an operator can look at it, and the batch moves on. Failures to reach a store are not
+    // dead-lettered: they throw, and the bus hands the batch again until they pass.
+    for (const { message, reason } of unreadable) {
+      logger.error(
+        { topic: message.topic, key: message.key, reason },
+        'dead-lettered an unreadable bus message',
+      );
+      await deadLetter(message, reason);
     }
     const latest = [...orderEvents, ...requests].reduce<bigint | null>((max, item) => {
       const position = BigInt(item.position);

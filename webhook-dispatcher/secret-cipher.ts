@@ -54,3 +54,14 @@ export const loadOrCreateSecretKey = (path: string): Buffer => {
   chmodSync(path, 0o600);
   return secretKeyFromBase64(readFileSync(path, 'utf8').trim());
 };
+
+/** The configured key (inline or in a file), or, where none is configured, the one kept in `generatedKeyPath`. */
+export const resolveSecretKey = (
+  settings: { secretKey: Buffer | null; secretKeyFile: string | null },
+  generatedKeyPath: string | null,
+): Buffer => {
+  if (settings.secretKey) return settings.secretKey;
+  if (settings.secretKeyFile) return secretKeyFromBase64(readFileSync(settings.secretKeyFile, 'utf8').trim());
+  if (generatedKeyPath === null) throw new Error('no webhook secret key is configured');
+  return loadOrCreateSecretKey(generatedKeyPath);
+};

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { SubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
-import type { EventBus } from '../infrastructure/bus/event-bus.ts';
+import type { DeadLetter, EventBus } from '../infrastructure/bus/event-bus.ts';
 import type { Topics } from '../projections/public-events.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
 import { createEventAcceptor } from './accept-events.ts';
@@ -29,6 +29,10 @@ export type WebhookDispatcherDeps = {
   newId: () => string;
   logger: Logger;
   instanceId?: string;
+  /** How long a claimed delivery is this dispatcher's before another may take it over. */
+  leaseMs?: number;
+  /** The consumer group; several dispatchers in one group share the work. Default 'webhook-dispatcher'. */
+  group?: string;
 };
 
 /**
@@ -37,6 +41,7 @@ export type WebhookDispatcherDeps = {
  */
 export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
   const logger = deps.logger.child({ component: 'webhook-dispatcher' });
+  const group = deps.group ?? dispatcherGroup;
   const worker = startDeliveryWorker({
     queue: deps.queue,
     log: deps.log,
@@ -47,6 +52,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     now: deps.now,
     logger,
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
+    ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
     async disableSubscription(subscriptionId, reason) {
       const disabledAt = deps.now().toISOString();
       const correlationId = deps.newId();
@@ -62,11 +68,15 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     subscriptions: deps.subscriptions,
     subscriptionsReached: deps.subscriptionsReached,
     queue: deps.queue,
+    async deadLetter({ topic, key, value }, reason) {
+      const letter: DeadLetter = { reason, group, topic, key, value };
+      await deps.bus.publish(deps.topics.deadLetter, [{ key, value: JSON.stringify(letter) }]);
+    },
     now: () => deps.now().getTime(),
     logger,
   });
   const consumer = await deps.bus.consume({
-    group: dispatcherGroup,
+    group,
     topics: [deps.topics.orderEvents, deps.topics.webhookRequests],
     async handle(batch) {
       await accept(batch);

@@ -21,6 +21,8 @@ export const webhookEnvironment = {
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Seals webhook secrets at rest: base64 of 32 bytes. Without it the embedded default keeps one in DATA_DIR. */
   WEBHOOK_SECRET_KEY: secretKey.optional(),
+  /** A file holding WEBHOOK_SECRET_KEY (as `npm run admin -- keys:init` writes it). */
+  WEBHOOK_SECRET_KEY_FILE: z.string().min(1).optional(),
   /** DNS servers for webhook hosts (host:port, comma-separated); the system resolver when unset. */
   WEBHOOK_DNS_SERVERS: z
     .string()
@@ -38,6 +40,7 @@ type WebhookEnvironment = {
   WEBHOOK_RETRY_SCHEDULE?: number[] | undefined;
   WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_SECRET_KEY?: Buffer | undefined;
+  WEBHOOK_SECRET_KEY_FILE?: string | undefined;
   WEBHOOK_DNS_SERVERS?: string[] | undefined;
 };
 
@@ -46,6 +49,7 @@ export const webhookConfig = (env: WebhookEnvironment) => ({
   retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE ?? defaultRetryScheduleMs,
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
   secretKey: env.WEBHOOK_SECRET_KEY ?? null,
+  secretKeyFile: env.WEBHOOK_SECRET_KEY_FILE ?? null,
   dnsServers: env.WEBHOOK_DNS_SERVERS ?? [],
 });
 

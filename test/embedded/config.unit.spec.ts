@@ -29,6 +29,7 @@ describe('embedded configuration', () => {
         retryScheduleMs: [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000],
         timeoutMs: 10_000,
         secretKey: null,
+        secretKeyFile: null,
         dnsServers: [],
       },
     });

@@ -120,7 +120,7 @@ describe('authentication (every protected route)', () => {
 
   it('refuses an expired token', async () => {
     const user = await service.signIn(['customer']);
-    service.clock.advance(3601 * 1000);
+    await service.clock.advance(3601 * 1000);
     const response = await me(user.auth.Authorization);
     await expectInvalidToken(response);
   });
@@ -128,9 +128,9 @@ describe('authentication (every protected route)', () => {
   it('refuses a token it accepted before, once it has expired (verified tokens are kept, not trusted forever)', async () => {
     const user = await service.signIn(['customer']);
     expect((await me(user.auth.Authorization)).status).toBe(200);
-    service.clock.advance(3599 * 1000);
+    await service.clock.advance(3599 * 1000);
     expect((await me(user.auth.Authorization)).status).toBe(200);
-    service.clock.advance(1000);
+    await service.clock.advance(1000);
     const response = await me(user.auth.Authorization);
     expect(response.headers.get('www-authenticate')).toBe(
       'Bearer realm="order-service", error="invalid_token"',

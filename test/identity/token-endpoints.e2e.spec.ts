@@ -179,7 +179,7 @@ describe('POST /auth/token/refresh', () => {
   it('refuses an unknown token and a token unused for 30 days', async () => {
     await expectUnauthorized(await refresh('not-a-token-we-issued'));
     const tokens = await service.login(customer);
-    service.clock.advance(30 * 24 * 3600 * 1000 + 1000);
+    await service.clock.advance(30 * 24 * 3600 * 1000 + 1000);
     await expectUnauthorized(await refresh(tokens.refresh_token));
   });
 

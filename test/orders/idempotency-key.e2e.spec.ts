@@ -1,8 +1,5 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestFingerprint } from '../../command-api/idempotent.ts';
-import { createSqliteIdempotencyStore } from '../../command-api/sqlite-idempotency-store.ts';
-import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
@@ -20,8 +17,19 @@ beforeAll(async () => {
 });
 afterAll(async () => service.stop());
 
-const orderCount = async (actor: OrderActor) =>
-  ((await (await actor.get('/orders?perPage=1')).json()) as { meta: { total: number } }).meta.total;
+/** How many orders the customer has once the read models reached the answer's position in the log. */
+const orderCountAfter = async (answer: Response) => {
+  const token = { 'Consistency-Token': answer.headers.get('consistency-token')! };
+  const listing = await customer.get('/orders?perPage=1', token);
+  return ((await listing.json()) as { meta: { total: number } }).meta.total;
+};
+
+/**
+ * How many orders the customer has besides one placed now: the read models then include everything the
+ * requests before it appended, so an order a refused request had created would count too.
+ */
+const orderCountBesidesANewOne = async () =>
+  (await orderCountAfter(await customer.post('/orders', anOrder()))) - 1;
 
 const anOrder = () => ({ items: [{ productId: '1001', quantity: 1 }], shippingAddressId: addressId });
 
@@ -30,7 +38,7 @@ describe('Idempotency-Key on POST /orders', () => {
     const first = await customer.post('/orders', anOrder(), { 'Idempotency-Key': 'order-attempt-1' });
     expect(first.status).toBe(201);
     const firstBody = await first.text();
-    const before = await orderCount(customer);
+    const before = await orderCountAfter(first);
 
     // The same JSON with its keys in another order is the same request.
     const retry = await customer.post(
@@ -45,12 +53,13 @@ describe('Idempotency-Key on POST /orders', () => {
     }
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.headers.get('cache-control')).toBe('no-store');
-    expect(await orderCount(customer)).toBe(before);
+    expect(await orderCountBesidesANewOne()).toBe(before);
   });
 
   it('answers 422 idempotency-key-mismatch to the same key with another body, creating nothing', async () => {
-    await customer.post('/orders', anOrder(), { 'Idempotency-Key': 'order-attempt-2' });
-    const before = await orderCount(customer);
+    const before = await orderCountAfter(
+      await customer.post('/orders', anOrder(), { 'Idempotency-Key': 'order-attempt-2' }),
+    );
     const other = await customer.post(
       '/orders',
       { ...anOrder(), items: [{ productId: '1001', quantity: 5 }] },
@@ -58,7 +67,7 @@ describe('Idempotency-Key on POST /orders', () => {
     );
     expect(other.status).toBe(422);
     expect((await problemOf(other)).type).toBe('https://orders.example/problems/idempotency-key-mismatch');
-    expect(await orderCount(customer)).toBe(before);
+    expect(await orderCountBesidesANewOne()).toBe(before);
   });
 
   it('replays a refusal too: a 400 stays a 400 for that key', async () => {
@@ -72,8 +81,7 @@ describe('Idempotency-Key on POST /orders', () => {
   it('answers 409 while a request with the key is still running, and 422 if that request was another', async () => {
     // The first request holds the key: claimed in the service's own store, as its handler would be mid-way.
     const body = anOrder();
-    const readStore = openDatabase({ path: join(service.dataDir, 'read-store.sqlite') });
-    const store = createSqliteIdempotencyStore(readStore);
+    const store = service.idempotency;
     const now = service.clock.now();
     const times = {
       now,
@@ -86,7 +94,6 @@ describe('Idempotency-Key on POST /orders', () => {
       times,
     );
     await store.claim({ userId: customer.id, key: 'running-other' }, 'another-request', times);
-    readStore.close();
 
     const running = await customer.post('/orders', body, { 'Idempotency-Key': 'running' });
     expect(running.status).toBe(409);
@@ -139,7 +146,7 @@ describe('Idempotency-Key expiry', () => {
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
 
     const first = await customer.post('/orders', anOrder(), { 'Idempotency-Key': 'daily' });
-    service.clock.advance(24 * 3_600_000);
+    await service.clock.advance(24 * 3_600_000);
     // A day later the access token has expired too: sign in again, as a client would.
     const { access_token } = await service.login(customer);
     const nextDay = await fetch(`${service.url}/orders`, {

@@ -42,7 +42,7 @@ describe('the order lifecycle over HTTP (spec section 3)', () => {
       ['ship', 'shipped'],
       ['deliver', 'delivered'],
     ] as const) {
-      service.clock.advance(60_000);
+      await service.clock.advance(60_000);
       const response = await staff.post(`/orders/${order.id}/${action}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('no-store');

@@ -30,12 +30,12 @@ beforeAll(async () => {
     orderActor(service, ['admin']),
   ]);
   for (let index = 0; index < 7; index++) {
-    service.clock.advance(1000);
+    await service.clock.advance(1000);
     const placed = await alice.placeOrder([{ productId: String(1001 + index), quantity: 1 }]);
     aliceOrders.unshift(placed.order);
     lastToken = placed.consistencyToken;
   }
-  service.clock.advance(1000);
+  await service.clock.advance(1000);
   await bob.placeOrder();
   const confirmed = await staff.post(`/orders/${aliceOrders[0]!.id}/confirm`);
   lastToken = confirmed.headers.get('consistency-token')!;
@@ -171,7 +171,7 @@ describe('GET /orders, cursor variant', () => {
 
   it('stays stable under concurrent inserts: a new order does not shift the page a cursor points to', async () => {
     const first = (await (await alice.get('/orders?cursor=&perPage=3')).json()) as CursorPage;
-    service.clock.advance(1000);
+    await service.clock.advance(1000);
     const { consistencyToken } = await alice.placeOrder();
     const second = (await (
       await alice.get(first.links.next!, { 'Consistency-Token': consistencyToken })

@@ -1,7 +1,5 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
-import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
+import { orderProjectionName } from '../../projections/projection-names.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
@@ -16,14 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service.stop());
 
-const storedCheckpoint = async () => {
-  const db = openDatabase({ path: join(service.dataDir, 'read-store.sqlite') });
-  try {
-    return await createSqliteCheckpointStore(db).load('orders');
-  } finally {
-    db.close();
-  }
-};
+const storedCheckpoint = () => service.checkpoints.load(orderProjectionName);
 
 it('keeps every order across a restart, with its checkpoint stored at the last event', async () => {
   const orders: OrderBody[] = [];

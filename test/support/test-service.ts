@@ -3,55 +3,120 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import type { CatalogStore } from '../../catalog/catalog.ts';
 import { createSqliteCatalogStore } from '../../catalog/sqlite-catalog-store.ts';
+import type { IdempotencyStore } from '../../command-api/idempotency.ts';
+import { createSqliteIdempotencyStore } from '../../command-api/sqlite-idempotency-store.ts';
 import { embeddedConfigSchema } from '../../embedded/config.ts';
 import { startEmbedded } from '../../embedded/start.ts';
 import { hashPassword } from '../../identity/passwords.ts';
+import type { RefreshTokenStore } from '../../identity/refresh-tokens.ts';
 import type { Role } from '../../identity/roles.ts';
 import { createSqliteRefreshTokenStore } from '../../identity/sqlite-refresh-token-store.ts';
 import { createSqliteUserStore } from '../../identity/sqlite-user-store.ts';
-import type { Clock } from '../../infrastructure/clock.ts';
+import type { UserStore } from '../../identity/users.ts';
 import { parseConfig } from '../../infrastructure/config/parse-config.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
+import type { CheckpointStore } from '../../projections/checkpoints.ts';
+import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
+import { startDistributedTestService } from './distributed-service.ts';
+import { testClock, type TestClock, type TestTime } from './test-clocks.ts';
 
-/** A clock the test moves by hand. */
-export const manualClock = (start = new Date('2026-11-21T10:00:00.000Z')) => {
-  let now = start.getTime();
-  return {
-    now: () => new Date(now),
-    advance: (ms: number) => {
-      now += ms;
-    },
-  } satisfies Clock & { advance: (ms: number) => void };
-};
+export { manualClock, realTimeClock } from './test-clocks.ts';
 
 // Cheaper than production's parameters, same format and code path: verification reads them from the hash.
 const testScrypt = { N: 1024, r: 8, p: 1 };
 
 export type TestUser = { id: string; email: string; password: string; roles: Role[] };
 
-/**
- * The real embedded service on an ephemeral port over a fresh DATA_DIR, plus a second connection to its
- * read store so tests can change users and the catalogue as the admin CLI would.
- */
-/** A clock that runs in real time and that a test can still move forward. */
-export const realTimeClock = () => {
-  let offset = 0;
-  return {
-    now: () => new Date(Date.now() + offset),
-    advance: (ms: number) => {
-      offset += ms;
-    },
-  } satisfies Clock & { advance: (ms: number) => void };
+/** The service's stores, opened beside it, so a test can change users and the catalogue as the admin CLI would. */
+export type TestStores = {
+  users: UserStore;
+  refreshTokens: RefreshTokenStore;
+  catalog: CatalogStore;
+  idempotency: IdempotencyStore;
+  checkpoints: CheckpointStore;
 };
 
-export const startTestService = async (
+export type TestService = TestStores & {
+  readonly url: string;
+  /** Where the service keeps its files (the embedded stores; the shared log and keys when distributed). */
+  dataDir: string;
+  clock: TestClock;
+  /** One-time notices the service printed for the operator (the demo credentials). */
+  announced: string[];
+  addUser(roles: Role[], email?: string): Promise<TestUser>;
+  login(user: Pick<TestUser, 'email' | 'password'>): Promise<Tokens>;
+  /** A signed-in user of the given roles: its record and a bearer Authorization header. */
+  signIn(roles: Role[]): Promise<TestUser & { tokens: Tokens; auth: { Authorization: string } }>;
+  /** Stops the service as SIGTERM would and starts it again on the same data (on a new port). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+type Tokens = { access_token: string; refresh_token: string; expires_in: number };
+
+/** What every test service offers on top of its stores: users made and signed in as the tests need. */
+export const userHelpers = (url: () => string, users: UserStore, clock: TestClock) => {
+  const addUser = async (roles: Role[], email = `${roles.join('-')}-${randomUUID()}@shop.example`) => {
+    const password = `pw-${randomUUID()}`;
+    const id = randomUUID();
+    await users.addUser({
+      id,
+      email,
+      name: `Test ${roles.join(' ')}`,
+      passwordHash: await hashPassword(password, testScrypt),
+      roles,
+      disabled: false,
+      createdAt: clock.now().toISOString(),
+    });
+    return { id, email, password, roles } satisfies TestUser;
+  };
+  const login = async (user: Pick<TestUser, 'email' | 'password'>): Promise<Tokens> => {
+    const response = await fetch(`${url()}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: user.email, password: user.password }),
+    });
+    if (response.status !== 200)
+      throw new Error(`login failed with ${response.status}: ${await response.text()}`);
+    return (await response.json()) as Tokens;
+  };
+  return {
+    addUser,
+    login,
+    async signIn(roles: Role[]) {
+      const user = await addUser(roles);
+      const tokens = await login(user);
+      return { ...user, tokens, auth: { Authorization: `Bearer ${tokens.access_token}` } };
+    },
+  };
+};
+
+/** Which deployment the HTTP suites run against: the embedded default, or the distributed mode's processes. */
+export const testTarget = (): 'embedded' | 'distributed' =>
+  process.env['TEST_TARGET'] === 'distributed' ? 'distributed' : 'embedded';
+
+/**
+ * The real service on ephemeral ports over fresh data: the embedded default in `npm test`; with
+ * TEST_TARGET=distributed (`npm run test:integration`), the four processes of the distributed mode on
+ * FerretDB and Kafka. Environment variables a process does not read are ignored by it.
+ */
+export const startTestService = (
   env: Record<string, string> = {},
-  { time = 'manual' }: { time?: 'manual' | 'real' } = {},
-) => {
+  { time = 'manual' }: { time?: TestTime } = {},
+): Promise<TestService> =>
+  testTarget() === 'distributed'
+    ? startDistributedTestService(env, { time })
+    : startEmbeddedTestService(env, { time });
+
+const startEmbeddedTestService = async (
+  env: Record<string, string>,
+  { time }: { time: TestTime },
+): Promise<TestService> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'order-service-test-'));
   // Webhook retries fall due by the clock: tests of deliveries let it run.
-  const clock = time === 'real' ? realTimeClock() : manualClock();
+  const clock = testClock(time);
   const config = parseConfig(embeddedConfigSchema, {
     PORT: '0',
     DATA_DIR: dataDir,
@@ -70,55 +135,20 @@ export const startTestService = async (
   let service = await start();
   const readStore = openDatabase({ path: join(dataDir, 'read-store.sqlite') });
   const users = createSqliteUserStore(readStore);
-  const refreshTokens = createSqliteRefreshTokenStore(readStore);
-  const catalog = createSqliteCatalogStore(readStore);
-
-  const addUser = async (roles: Role[], email = `${roles.join('-')}-${randomUUID()}@shop.example`) => {
-    const password = `pw-${randomUUID()}`;
-    const id = randomUUID();
-    await users.addUser({
-      id,
-      email,
-      name: `Test ${roles.join(' ')}`,
-      passwordHash: await hashPassword(password, testScrypt),
-      roles,
-      disabled: false,
-      createdAt: clock.now().toISOString(),
-    });
-    return { id, email, password, roles } satisfies TestUser;
-  };
-
-  const login = async (user: Pick<TestUser, 'email' | 'password'>) => {
-    const response = await fetch(`${service.url}/auth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'password', username: user.email, password: user.password }),
-    });
-    if (response.status !== 200)
-      throw new Error(`login failed with ${response.status}: ${await response.text()}`);
-    return (await response.json()) as { access_token: string; refresh_token: string; expires_in: number };
-  };
 
   return {
     get url() {
       return service.url;
     },
-    config,
     dataDir,
     clock,
     announced,
     users,
-    refreshTokens,
-    catalog,
-    addUser,
-    login,
-    /** A signed-in user of the given roles: its record and a bearer Authorization header. */
-    async signIn(roles: Role[]) {
-      const user = await addUser(roles);
-      const tokens = await login(user);
-      return { ...user, tokens, auth: { Authorization: `Bearer ${tokens.access_token}` } };
-    },
-    /** Stops the service as SIGTERM would and starts it again on the same DATA_DIR (on a new port). */
+    refreshTokens: createSqliteRefreshTokenStore(readStore),
+    catalog: createSqliteCatalogStore(readStore),
+    idempotency: createSqliteIdempotencyStore(readStore),
+    checkpoints: createSqliteCheckpointStore(readStore),
+    ...userHelpers(() => service.url, users, clock),
     async restart() {
       await service.stop();
       service = await start();
@@ -130,5 +160,3 @@ export const startTestService = async (
     },
   };
 };
-
-export type TestService = Awaited<ReturnType<typeof startTestService>>;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { catalogEnvironment } from '../catalog/catalog-config.ts';
+import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
+import {
+  checkEventLog,
+  eventLogConfig,
+  eventLogEnvironment,
+  mongoEnvironment,
+  processEnvironment,
+  publicAddress,
+  publicAddressEnvironment,
+  requireExactlyOne,
+} from '../infrastructure/config/service-environment.ts';
+import { webhookConfig, webhookEnvironment } from '../webhook-dispatcher/webhook-config.ts';
+
+/** The command API of the distributed mode: every write of the HTTP API (`npm run start:command-api`). */
+export const commandApiConfigSchema = z
+  .object({
+    ...processEnvironment(3001),
+    ...publicAddressEnvironment,
+    ...eventLogEnvironment,
+    ...mongoEnvironment,
+    ...identityEnvironment,
+    ...catalogEnvironment,
+    ...webhookEnvironment,
+    /** Create one demo user per role, with random passwords shown once on stderr, when there is no user yet. */
+    SEED_DEMO_USERS: z.enum(['true', 'false']).default('true'),
+    /** Import the demo catalogue when the catalogue is empty. */
+    SEED_DEMO_CATALOG: z.enum(['true', 'false']).default('true'),
+  })
+  .superRefine(checkEventLog)
+  .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
+  .superRefine(
+    requireExactlyOne(['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'], 'the key sealing webhook secrets'),
+  )
+  .transform((env) => {
+    const address = publicAddress(env);
+    return {
+      port: env.PORT,
+      host: env.HOST,
+      logLevel: env.LOG_LEVEL,
+      ...address,
+      eventLog: eventLogConfig(env),
+      mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+      seedDemoUsers: env.SEED_DEMO_USERS === 'true',
+      catalog: { seedDemo: env.SEED_DEMO_CATALOG === 'true', currency: env.CATALOG_CURRENCY },
+      identity: identityConfig(env, address.publicBaseUrl),
+      webhooks: webhookConfig(env),
+    };
+  });
+
+export type CommandApiConfig = z.infer<typeof commandApiConfigSchema>;

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
+import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
+import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
+import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
+import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
+import { createMongoUserStore } from '../identity/mongo-user-store.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
+import { createHttpApp } from '../infrastructure/http/create-app.ts';
+import { healthRoutes } from '../infrastructure/http/health-routes.ts';
+import { listen } from '../infrastructure/http/listen.ts';
+import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
+import { createMongoDeliveryQueue } from '../webhook-dispatcher/mongo-delivery-queue.ts';
+import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
+import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
+import type { CommandApiConfig } from './config.ts';
+import { createMongoIdempotencyStore } from './mongo-idempotency-store.ts';
+import { createOrderCommandHandler } from './order-command-handler.ts';
+import { orderCommandRoutes } from './order-command-routes.ts';
+import { orderErrors } from './order-errors.ts';
+import { webhookCommandRoutes } from './webhook-command-routes.ts';
+import { webhookErrors } from './webhook-errors.ts';
+import { createSubscriptionCommandHandler } from './webhook-subscription-handler.ts';
+
+export type CommandApiDeps = {
+  config: CommandApiConfig;
+  logger: Logger;
+  clock: Clock;
+  /** Where one-time notices for the operator go (the demo credentials): stderr, never the log. */
+  announce: (text: string) => void;
+};
+
+/**
+ * The command API of the distributed mode: appends to the event log, answers every write of the HTTP API
+ * (POST, PUT, PATCH, DELETE), and nothing else. Users, tokens, the catalogue (for prices), idempotency keys
+ * and the webhook retry state (for an admin's retry) are in MongoDB.
+ */
+export const startCommandApi = async ({ config, logger, clock, announce }: CommandApiDeps) => {
+  const mongo = await connectMongo(config.mongo);
+  const eventStore = openEventLog(config.eventLog);
+  const { db } = mongo;
+  const users = await createMongoUserStore(db);
+  const catalog = await createMongoCatalogStore(db);
+  if (config.seedDemoUsers) {
+    const credentials = await seedDemoUsers(users, clock);
+    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
+  }
+  if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
+    logger.info('imported the demo catalogue into the empty catalogue');
+  }
+  const identity = createIdentityModule({
+    users,
+    refreshTokens: await createMongoRefreshTokenStore(db),
+    signingKey: resolveSigningKey(config.identity, null),
+    config: config.identity,
+    clock,
+  });
+  const idempotency = await createMongoIdempotencyStore(db);
+  const purgeIdempotencyKeys = setInterval(() => {
+    idempotency.purgeExpired(clock.now()).catch((error: unknown) => {
+      logger.error({ err: error }, 'could not purge expired idempotency keys');
+    });
+  }, 3_600_000).unref();
+  const policy = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks };
+  const resolve = createHostResolver({ dnsServers: config.webhooks.dnsServers });
+
+  const app = createHttpApp({
+    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
+    logger,
+    trustProxy: config.identity.trustProxy,
+    routers: [
+      healthRoutes(),
+      ...identity.routers,
+      orderCommandRoutes({
+        handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),
+        verifier: identity.verifier,
+        catalog,
+        users,
+        idempotency,
+        currency: config.catalog.currency,
+        clock,
+        newId: randomUUID,
+        logger,
+      }),
+      webhookCommandRoutes({
+        handler: createSubscriptionCommandHandler({ eventStore, newId: randomUUID }),
+        verifier: identity.verifier,
+        cipher: createSecretCipher(resolveSecretKey(config.webhooks, null)),
+        checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),
+        deliveries: await createMongoDeliveryQueue(db),
+        clock,
+        newId: randomUUID,
+      }),
+    ],
+    errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
+  });
+
+  const http = await listen(app, config.port, config.host);
+  logger.info({ url: http.url }, 'command API listening');
+  return {
+    url: http.url,
+    async stop() {
+      clearInterval(purgeIdempotencyKeys);
+      await http.close();
+      await eventStore.close();
+      await mongo.close();
+      logger.info('command API stopped');
+    },
+  };
+};

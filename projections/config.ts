@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import {
+  checkEventLog,
+  eventLogConfig,
+  eventLogEnvironment,
+  kafkaConfig,
+  kafkaEnvironment,
+  mongoEnvironment,
+  processEnvironment,
+} from '../infrastructure/config/service-environment.ts';
+
+/**
+ * The projections process of the distributed mode (`npm run start:projections`): follows the log into the
+ * MongoDB read models and relays the public events to Kafka. Its HTTP port serves only GET /health.
+ */
+export const projectionsConfigSchema = z
+  .object({
+    ...processEnvironment(3003),
+    ...eventLogEnvironment,
+    ...mongoEnvironment,
+    ...kafkaEnvironment,
+    /** At most one read-model batch per this many ms under load: larger batches, that much later. */
+    PROJECTION_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(2),
+  })
+  .superRefine(checkEventLog)
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
+    eventLog: eventLogConfig(env),
+    mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+    kafka: kafkaConfig(env, 'order-service-projections'),
+    batchIntervalMs: env.PROJECTION_BATCH_INTERVAL_MS,
+  }));
+
+export type ProjectionsConfig = z.infer<typeof projectionsConfigSchema>;

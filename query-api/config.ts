@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { catalogEnvironment } from '../catalog/catalog-config.ts';
+import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
+import {
+  checkEventLog,
+  eventLogConfig,
+  eventLogEnvironment,
+  mongoEnvironment,
+  processEnvironment,
+  publicAddress,
+  publicAddressEnvironment,
+  requireExactlyOne,
+} from '../infrastructure/config/service-environment.ts';
+
+/** The query API of the distributed mode: every read of the HTTP API (`npm run start:query-api`). */
+export const queryApiConfigSchema = z
+  .object({
+    ...processEnvironment(3002),
+    ...publicAddressEnvironment,
+    ...eventLogEnvironment,
+    ...mongoEnvironment,
+    ...identityEnvironment,
+    ...catalogEnvironment,
+    /** How long a query sent with a Consistency-Token waits for the read models before answering 503. */
+    CONSISTENCY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+    /** How often a query waiting on a Consistency-Token reads the projections' checkpoints. */
+    CONSISTENCY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).max(1000).default(5),
+  })
+  .superRefine(checkEventLog)
+  .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
+  .transform((env) => {
+    const address = publicAddress(env);
+    return {
+      port: env.PORT,
+      host: env.HOST,
+      logLevel: env.LOG_LEVEL,
+      ...address,
+      consistencyTimeoutMs: env.CONSISTENCY_TIMEOUT_MS,
+      consistencyPollIntervalMs: env.CONSISTENCY_POLL_INTERVAL_MS,
+      eventLog: eventLogConfig(env),
+      mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+      catalog: { currency: env.CATALOG_CURRENCY, refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS },
+      identity: identityConfig(env, address.publicBaseUrl),
+    };
+  });
+
+export type QueryApiConfig = z.infer<typeof queryApiConfigSchema>;

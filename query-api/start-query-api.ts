@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
+import { catalogRoutes } from '../catalog/catalog-routes.ts';
+import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
+import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
+import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
+import { createMongoUserStore } from '../identity/mongo-user-store.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
+import { createHttpApp } from '../infrastructure/http/create-app.ts';
+import { healthRoutes } from '../infrastructure/http/health-routes.ts';
+import { listen } from '../infrastructure/http/listen.ts';
+import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
+import { createCheckpointProgress } from '../projections/checkpoint-progress.ts';
+import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
+import { createMongoOrderReadModel } from '../projections/mongo-order-read-model.ts';
+import { createMongoWebhookSubscriptionReadModel } from '../projections/mongo-webhook-subscription-read-model.ts';
+import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
+import { createMongoDeliveryLog } from '../webhook-dispatcher/mongo-delivery-log.ts';
+import { auditRoutes } from './audit-routes.ts';
+import type { QueryApiConfig } from './config.ts';
+import { orderQueryRoutes } from './order-query-routes.ts';
+import { webhookQueryRoutes } from './webhook-query-routes.ts';
+
+export type QueryApiDeps = { config: QueryApiConfig; logger: Logger; clock: Clock };
+
+/**
+ * The query API of the distributed mode: answers every read of the HTTP API (GET, HEAD) from the MongoDB
+ * read models the projections process builds, and from the log for histories and audit. A query with a
+ * Consistency-Token waits on the projections' checkpoints, which it reads from MongoDB while it waits.
+ */
+export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => {
+  const mongo = await connectMongo(config.mongo);
+  const eventStore = openEventLog(config.eventLog);
+  const { db } = mongo;
+  const catalog = await createMongoCatalogStore(db);
+  const identity = createIdentityModule({
+    users: await createMongoUserStore(db),
+    refreshTokens: await createMongoRefreshTokenStore(db),
+    signingKey: resolveSigningKey(config.identity, null),
+    config: config.identity,
+    clock,
+  });
+  const checkpoints = createMongoCheckpointStore(db);
+  const progressOf = (projection: string) =>
+    createCheckpointProgress({
+      checkpoints,
+      projection,
+      pollIntervalMs: config.consistencyPollIntervalMs,
+      onError: (error) => logger.warn({ err: error, projection }, 'could not read a projection checkpoint'),
+    });
+  const ordersProgress = progressOf(orderProjectionName);
+  const subscriptionsProgress = progressOf(subscriptionProjectionName);
+
+  const app = createHttpApp({
+    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
+    logger,
+    trustProxy: config.identity.trustProxy,
+    routers: [
+      catalogRoutes({
+        store: catalog,
+        representations: createCatalogRepresentations({ store: catalog, ...config.catalog }),
+      }),
+      healthRoutes(),
+      ...identity.routers,
+      orderQueryRoutes({
+        readModel: await createMongoOrderReadModel(db),
+        eventStore,
+        progress: ordersProgress,
+        verifier: identity.verifier,
+        consistencyTimeoutMs: config.consistencyTimeoutMs,
+      }),
+      auditRoutes({ eventStore, verifier: identity.verifier }),
+      webhookQueryRoutes({
+        subscriptions: await createMongoWebhookSubscriptionReadModel(db),
+        deliveryLog: await createMongoDeliveryLog(db),
+        progress: subscriptionsProgress,
+        verifier: identity.verifier,
+        consistencyTimeoutMs: config.consistencyTimeoutMs,
+      }),
+    ],
+    errorMappers: identity.errorMappers,
+  });
+
+  const http = await listen(app, config.port, config.host);
+  logger.info({ url: http.url }, 'query API listening');
+  return {
+    url: http.url,
+    async stop() {
+      await http.close();
+      ordersProgress.stop();
+      subscriptionsProgress.stop();
+      await eventStore.close();
+      await mongo.close();
+      logger.info('query API stopped');
+    },
+  };
+};

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { commandApiConfigSchema } from '../../command-api/config.ts';
+import { ConfigurationError, parseConfig } from '../../infrastructure/config/parse-config.ts';
+import { projectionsConfigSchema } from '../../projections/config.ts';
+import { queryApiConfigSchema } from '../../query-api/config.ts';
+import { dispatcherConfigSchema } from '../../webhook-dispatcher/config.ts';
+
+const stores = {
+  EVENT_LOG_FILE: '/var/lib/order-service/events.sqlite',
+  MONGODB_URL: 'mongodb://db.internal:27017/',
+  KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092',
+};
+const keys = { JWT_PRIVATE_KEY_FILE: '/keys/jwt.pem', WEBHOOK_SECRET_KEY_FILE: '/keys/webhook' };
+const api = { ...stores, ...keys, PUBLIC_BASE_URL: 'https://orders.shop.example/' };
+
+const problemsOf = (parse: () => unknown): string => {
+  try {
+    parse();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return (error as Error).message;
+  }
+  throw new Error('the configuration was accepted');
+};
+
+describe('distributed mode configuration', () => {
+  it('builds each process from its variables, with the defaults of decisions made in the README', () => {
+    const command = parseConfig(commandApiConfigSchema, api);
+    expect(command).toMatchObject({
+      port: 3001,
+      host: '127.0.0.1',
+      publicBaseUrl: 'https://orders.shop.example',
+      errorTypeBase: 'https://orders.shop.example/problems',
+      eventLog: { kind: 'sqlite-file', path: stores.EVENT_LOG_FILE, pollIntervalMs: 10 },
+      mongo: { url: stores.MONGODB_URL, database: 'order_service' },
+    });
+    expect(parseConfig(queryApiConfigSchema, api).port).toBe(3002);
+    expect(parseConfig(projectionsConfigSchema, stores).kafka).toEqual({
+      brokers: ['kafka-1:9092', 'kafka-2:9092'],
+      clientId: 'order-service-projections',
+      partitions: 6,
+      topics: {
+        orderEvents: 'order-events',
+        webhookRequests: 'webhook-requests',
+        deadLetter: 'webhook-dispatcher.dead-letter',
+      },
+    });
+    const dispatcher = parseConfig(dispatcherConfigSchema, { ...stores, ...keys, EVENTSTORE_URL: undefined });
+    expect(dispatcher.kafka.group).toBe('webhook-dispatcher');
+    expect(dispatcher.port).toBe(3004);
+  });
+
+  it('takes EventStoreDB instead of the log file', () => {
+    const { EVENT_LOG_FILE: _file, ...withoutFile } = api;
+    const config = parseConfig(commandApiConfigSchema, {
+      ...withoutFile,
+      EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false',
+    });
+    expect(config.eventLog).toEqual({ kind: 'eventstoredb', url: 'esdb://eventstore:2113?tls=false' });
+  });
+
+  it('names the variable when the event log is missing or given twice', () => {
+    const { EVENT_LOG_FILE: _file, ...withoutLog } = stores;
+    expect(problemsOf(() => parseConfig(projectionsConfigSchema, withoutLog))).toMatch(
+      /EVENTSTORE_URL: set exactly one of EVENTSTORE_URL and EVENT_LOG_FILE/,
+    );
+    expect(
+      problemsOf(() => parseConfig(projectionsConfigSchema, { ...stores, EVENTSTORE_URL: 'esdb://x:2113' })),
+    ).toMatch(/EVENTSTORE_URL and EVENT_LOG_FILE are both set/);
+  });
+
+  it('requires the keys every process must share, and the public address both APIs agree on', () => {
+    const { JWT_PRIVATE_KEY_FILE: _jwt, ...noSigningKey } = api;
+    const { PUBLIC_BASE_URL: _url, ...noAddress } = api;
+    expect(problemsOf(() => parseConfig(queryApiConfigSchema, noAddress))).toMatch(
+      /PUBLIC_BASE_URL: Invalid input/,
+    );
+    expect(problemsOf(() => parseConfig(commandApiConfigSchema, noSigningKey))).toMatch(
+      /JWT_PRIVATE_KEY_FILE: set exactly one of JWT_PRIVATE_KEY_FILE and JWT_PRIVATE_KEY/,
+    );
+    const { WEBHOOK_SECRET_KEY_FILE: _secret, ...noSecret } = { ...stores, ...keys };
+    expect(problemsOf(() => parseConfig(dispatcherConfigSchema, noSecret))).toMatch(
+      /WEBHOOK_SECRET_KEY_FILE: set exactly one of/,
+    );
+  });
+
+  it('refuses malformed store addresses without echoing their values', () => {
+    const message = problemsOf(() =>
+      parseConfig(projectionsConfigSchema, {
+        ...stores,
+        MONGODB_URL: 'postgres://user:hunter2@db/',
+        KAFKA_BROKERS: 'kafka-1',
+      }),
+    );
+    expect(message).toMatch(/MONGODB_URL: must be a mongodb:\/\/ or mongodb\+srv:\/\/ URL/);
+    expect(message).toMatch(/KAFKA_BROKERS: must be host:port, comma-separated/);
+    expect(message).not.toContain('hunter2');
+  });
+});

@@ -1,0 +1,188 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { createMongoCatalogStore } from '../../catalog/mongo-catalog-store.ts';
+import { createMongoIdempotencyStore } from '../../command-api/mongo-idempotency-store.ts';
+import { createMongoRefreshTokenStore } from '../../identity/mongo-refresh-token-store.ts';
+import { createMongoUserStore } from '../../identity/mongo-user-store.ts';
+import { loadOrCreateSigningKey } from '../../identity/signing-keys.ts';
+import { createMongoCheckpointStore } from '../../projections/mongo-checkpoint-store.ts';
+import { loadOrCreateSecretKey } from '../../webhook-dispatcher/secret-cipher.ts';
+import { requiredServer } from './integration-env.ts';
+import { startMethodRouter } from './method-router.ts';
+import type { FromChild, ServiceName, ToChild } from './service-process.ts';
+import { testClock, type TestClock, type TestTime } from './test-clocks.ts';
+import { userHelpers, type TestService } from './test-service.ts';
+
+const serviceProcess = new URL('./service-process.ts', import.meta.url).pathname;
+export const serviceNames: readonly ServiceName[] = [
+  'command-api',
+  'query-api',
+  'projections',
+  'webhook-dispatcher',
+];
+
+type Running = { child: ChildProcess; url: string; exited: Promise<void> };
+
+/**
+ * The distributed mode as users run it, on this host: four separate processes (command API, query API,
+ * projections, webhook dispatcher) on FerretDB and Kafka, sharing one node:sqlite event log file because
+ * no EventStoreDB can run here (EVENTSTORE_URL, when set, is used instead). A method router gives the
+ * HTTP suite one address. Each service gets its own database, topics and consumer group.
+ */
+export const startDistributedTestService = async (
+  env: Record<string, string>,
+  { time }: { time: TestTime },
+) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'order-service-distributed-'));
+  const id = randomUUID().replaceAll('-', '');
+  const keys = join(dataDir, 'keys');
+  loadOrCreateSigningKey(join(keys, 'jwt-signing-key.pem'));
+  loadOrCreateSecretKey(join(keys, 'webhook-secret-key'));
+  const database = `test_${id}`;
+  const eventStoreUrl = process.env['EVENTSTORE_URL'];
+  const childEnv: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    PORT: '0',
+    LOG_LEVEL: process.env['TEST_SERVICE_LOG_LEVEL'] ?? 'warn',
+    TEST_TIME: time,
+    ...(eventStoreUrl
+      ? { EVENTSTORE_URL: eventStoreUrl }
+      : { EVENT_LOG_FILE: join(dataDir, 'events.sqlite') }),
+    MONGODB_URL: requiredServer('MONGODB_URL'),
+    MONGODB_DATABASE: database,
+    KAFKA_BROKERS: requiredServer('KAFKA_BROKERS'),
+    KAFKA_PARTITIONS: '3',
+    KAFKA_TOPIC_ORDER_EVENTS: `order-events-${id}`,
+    KAFKA_TOPIC_WEBHOOK_REQUESTS: `webhook-requests-${id}`,
+    KAFKA_TOPIC_DEAD_LETTER: `dead-letter-${id}`,
+    KAFKA_CONSUMER_GROUP: `webhook-dispatcher-${id}`,
+    JWT_PRIVATE_KEY_FILE: join(keys, 'jwt-signing-key.pem'),
+    WEBHOOK_SECRET_KEY_FILE: join(keys, 'webhook-secret-key'),
+    PUBLIC_BASE_URL: 'https://orders.example',
+    SEED_DEMO_USERS: 'false',
+    ...env,
+  };
+  const clock = testClock(time);
+  const announced: string[] = [];
+  const running = new Map<ServiceName, Running>();
+  let advances = 0;
+  const pendingAdvances = new Map<number, () => void>();
+
+  const startService = (name: ServiceName) =>
+    new Promise<Running>((resolve, reject) => {
+      const child = fork(serviceProcess, [name], {
+        env: childEnv,
+        stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.length > 20_000) stderr = stderr.slice(-20_000);
+        if (process.env['TEST_SERVICE_LOG_LEVEL']) process.stderr.write(chunk);
+      });
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      child.once('exit', (code, signal) =>
+        reject(new Error(`${name} exited (${code ?? signal}) before listening:\n${stderr}`)),
+      );
+      child.on('message', (message: FromChild) => {
+        if (message.type === 'listening') {
+          const entry = { child, url: message.url, exited };
+          running.set(name, entry);
+          resolve(entry);
+        } else if (message.type === 'advanced') {
+          pendingAdvances.get(message.id)?.();
+        } else if (message.type === 'announce') {
+          announced.push(message.text);
+        }
+      });
+    });
+
+  const stopService = async (name: ServiceName, signal: NodeJS.Signals = 'SIGTERM') => {
+    const entry = running.get(name);
+    if (!entry) return;
+    running.delete(name);
+    entry.child.kill(signal);
+    await entry.exited;
+  };
+
+  const startAll = async () => {
+    // The command API first: it seeds the catalogue the query API then serves.
+    await startService('command-api');
+    await Promise.all(serviceNames.slice(1).map(startService));
+  };
+  const stopAll = () => Promise.all(serviceNames.map((name) => stopService(name)));
+
+  const urlOf = (name: ServiceName) => {
+    const entry = running.get(name);
+    if (!entry) throw new Error(`${name} is not running`);
+    return entry.url;
+  };
+
+  try {
+    await startAll();
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  const router = await startMethodRouter({
+    command: () => urlOf('command-api'),
+    query: () => urlOf('query-api'),
+  });
+  const mongo = await MongoClient.connect(requiredServer('MONGODB_URL'));
+  const db = mongo.db(database);
+  const users = await createMongoUserStore(db);
+
+  const distributedClock: TestClock = {
+    now: () => clock.now(),
+    async advance(ms) {
+      await clock.advance(ms);
+      await Promise.all(
+        [...running.values()].map(
+          ({ child }) =>
+            new Promise<void>((resolve) => {
+              const advance: ToChild = { type: 'advance', ms, id: ++advances };
+              pendingAdvances.set(advance.id, () => {
+                pendingAdvances.delete(advance.id);
+                resolve();
+              });
+              child.send(advance);
+            }),
+        ),
+      );
+    },
+  };
+
+  return {
+    url: router.url,
+    dataDir,
+    clock: distributedClock,
+    announced,
+    users,
+    refreshTokens: await createMongoRefreshTokenStore(db),
+    catalog: await createMongoCatalogStore(db),
+    idempotency: await createMongoIdempotencyStore(db),
+    checkpoints: createMongoCheckpointStore(db),
+    ...userHelpers(() => router.url, users, distributedClock),
+    async restart() {
+      await stopAll();
+      await startAll();
+    },
+    async stop() {
+      await router.close();
+      await stopAll();
+      await db.dropDatabase();
+      await mongo.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    /** The fault tests' handle on the processes: their own addresses, kill (any signal) and start again. */
+    processes: {
+      urlOf,
+      stop: stopService,
+      start: startService,
+    },
+  } satisfies TestService & Record<string, unknown>;
+};

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import {
+  checkEventLog,
+  eventLogConfig,
+  eventLogEnvironment,
+  kafkaConfig,
+  kafkaEnvironment,
+  mongoEnvironment,
+  processEnvironment,
+  requireExactlyOne,
+} from '../infrastructure/config/service-environment.ts';
+import { webhookConfig, webhookEnvironment } from './webhook-config.ts';
+
+/**
+ * The webhook dispatcher of the distributed mode (`npm run start:webhook-dispatcher`). Run as many as the
+ * load needs: they share the topic's partitions in one consumer group and the retry state in MongoDB.
+ * Its HTTP port serves only GET /health.
+ */
+export const dispatcherConfigSchema = z
+  .object({
+    ...processEnvironment(3004),
+    ...eventLogEnvironment,
+    ...mongoEnvironment,
+    ...kafkaEnvironment,
+    ...webhookEnvironment,
+    KAFKA_CONSUMER_GROUP: z.string().min(1).default('webhook-dispatcher'),
+    /** How long a group member may be silent before its partitions go to the others (a crashed dispatcher). */
+    KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
+    /**
+     * How long a delivery claimed by one dispatcher is its own; a crashed dispatcher's deliveries are taken
+     * over after this. Longer than WEBHOOK_TIMEOUT_MS, so that a slow attempt is never sent twice at once.
+     */
+    WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  })
+  .superRefine((env, context) => {
+    if (env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS + 1000) {
+      context.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_LEASE_MS'],
+        message: 'must exceed WEBHOOK_TIMEOUT_MS by more than 1000',
+      });
+    }
+  })
+  .superRefine(checkEventLog)
+  .superRefine(
+    requireExactlyOne(['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'], 'the key sealing webhook secrets'),
+  )
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
+    eventLog: eventLogConfig(env),
+    mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+    kafka: {
+      ...kafkaConfig(env, 'order-service-webhook-dispatcher'),
+      group: env.KAFKA_CONSUMER_GROUP,
+      sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
+    },
+    webhooks: webhookConfig(env),
+    leaseMs: env.WEBHOOK_LEASE_MS,
+  }));
+
+export type DispatcherConfig = z.infer<typeof dispatcherConfigSchema>;

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { createSubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
+import { createKafkaEventBus } from '../infrastructure/bus/kafka-event-bus.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
+import { startOperationsServer } from '../infrastructure/http/operations-server.ts';
+import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
+import { createCheckpointProgress } from '../projections/checkpoint-progress.ts';
+import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
+import { createMongoWebhookSubscriptionReadModel } from '../projections/mongo-webhook-subscription-read-model.ts';
+import { subscriptionProjectionName } from '../projections/projection-names.ts';
+import type { DispatcherConfig } from './config.ts';
+import { createMongoDeliveryLog } from './mongo-delivery-log.ts';
+import { createMongoDeliveryQueue } from './mongo-delivery-queue.ts';
+import { createWebhookPoster } from './post-webhook.ts';
+import { createRetryPolicy } from './retry-policy.ts';
+import { createSecretCipher, resolveSecretKey } from './secret-cipher.ts';
+import { startWebhookDispatcher } from './start-webhook-dispatcher.ts';
+import { createHostResolver } from './webhook-target.ts';
+
+export type DispatcherProcessDeps = { config: DispatcherConfig; logger: Logger; clock: Clock };
+
+/** How long the dispatcher waits for the subscription read model to reach an event before retrying it. */
+const subscriptionsWaitMs = 30_000;
+
+/**
+ * The webhook dispatcher process of the distributed mode: consumes the public events from Kafka in its
+ * consumer group, hands them to the retry state in MongoDB, and delivers from there. The event log is
+ * opened only to append a DisableSubscription when a receiver answers 410 Gone.
+ */
+export const startDispatcherProcess = async ({ config, logger, clock }: DispatcherProcessDeps) => {
+  const mongo = await connectMongo(config.mongo);
+  const eventStore = openEventLog(config.eventLog);
+  const { db } = mongo;
+  const settings = config.webhooks;
+  const subscriptionsProgress = createCheckpointProgress({
+    checkpoints: createMongoCheckpointStore(db),
+    projection: subscriptionProjectionName,
+    pollIntervalMs: 20,
+    onError: (error) => logger.warn({ err: error }, 'could not read the subscription projection checkpoint'),
+  });
+  const poster = createWebhookPoster({
+    policy: { allowPrivateNetworks: settings.allowPrivateNetworks },
+    resolve: createHostResolver({ dnsServers: settings.dnsServers }),
+    timeoutMs: settings.timeoutMs,
+  });
+  const bus = createKafkaEventBus({
+    brokers: config.kafka.brokers,
+    clientId: config.kafka.clientId,
+    partitions: config.kafka.partitions,
+    sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+    logger,
+  });
+  const dispatcher = await startWebhookDispatcher({
+    bus,
+    topics: config.kafka.topics,
+    group: config.kafka.group,
+    leaseMs: config.leaseMs,
+    subscriptions: await createMongoWebhookSubscriptionReadModel(db),
+    subscriptionsReached: async (position) => {
+      if (!(await subscriptionsProgress.waitFor(position, subscriptionsWaitMs))) {
+        throw new Error(`the subscription projection has not reached ${position}`);
+      }
+    },
+    queue: await createMongoDeliveryQueue(db),
+    log: await createMongoDeliveryLog(db),
+    cipher: createSecretCipher(resolveSecretKey(settings, null)),
+    poster,
+    retryPolicy: createRetryPolicy({ scheduleMs: settings.retryScheduleMs }),
+    subscriptionCommands: createSubscriptionCommandHandler({ eventStore, newId: randomUUID }),
+    now: () => clock.now(),
+    newId: randomUUID,
+    logger,
+  });
+  const http = await startOperationsServer({ port: config.port, host: config.host, logger });
+  logger.info({ url: http.url, group: config.kafka.group }, 'webhook dispatcher running');
+  return {
+    url: http.url,
+    async stop() {
+      await http.close();
+      await dispatcher.stop();
+      await bus.close();
+      poster.close();
+      subscriptionsProgress.stop();
+      await eventStore.close();
+      await mongo.close();
+      logger.info('webhook dispatcher stopped');
+    },
+  };
+};
