@@ -1,4 +1,11 @@
-import { MongoServerError, type Db, type Filter } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type Db,
+  type Filter,
+} from 'mongodb';
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.ts';
 import type { OrderReadModel } from './order-read-model.ts';
 import { isOrderStream, nextOrderView, orderIdOf } from './order-projection.ts';
 import type { OrderView } from './order-view.ts';
@@ -9,6 +16,10 @@ const liveCollection = 'order_views';
 
 const toView = ({ _id, ...rest }: OrderDocument): OrderView => ({ id: _id, ...rest });
 const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
+const allDuplicateKeys = (error: MongoBulkWriteError) =>
+  (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every(
+    (write) => write.code === 11000,
+  );
 const namespaceNotFound = 26;
 
 const dropIfExists = async (db: Db, name: string) => {
@@ -37,34 +48,73 @@ export const createMongoOrderReadModel = async (
     return document ? toView(document) : null;
   };
 
+  const applyOneByOne = async (events: readonly RecordedEvent[]) => {
+    const touched = new Map<string, OrderView | null>();
+    for (const event of events) {
+      if (!isOrderStream(event.streamId)) continue;
+      const id = orderIdOf(event.streamId);
+      const current = touched.has(id) ? touched.get(id)! : await read(id);
+      const next = nextOrderView(current, event);
+      if (!next) continue;
+      const { id: _id, ...document } = next;
+      if (current === null) {
+        try {
+          await orders.insertOne({ _id, ...document });
+        } catch (error) {
+          if (!duplicateKey(error)) throw error;
+          touched.set(id, await read(id));
+          continue;
+        }
+      } else {
+        const result = await orders.replaceOne({ _id, revision: current.revision }, document);
+        if (result.matchedCount === 0) {
+          // Another process applied it first: carry on from what is stored now.
+          touched.set(id, await read(id));
+          continue;
+        }
+      }
+      touched.set(id, next);
+    }
+  };
+
   return {
     async applyEvents(events) {
-      const touched = new Map<string, OrderView | null>();
+      // The common case in two round trips: every touched order read at once, then every change written
+      // at once. When a write finds the document elsewhere than read (another projector got there first),
+      // the batch is applied again one event at a time, which the revision guard makes harmless.
+      const ids = [
+        ...new Set(events.filter((e) => isOrderStream(e.streamId)).map((e) => orderIdOf(e.streamId))),
+      ];
+      if (ids.length === 0) return;
+      const stored = new Map<string, OrderView>();
+      for (const document of await orders.find({ _id: { $in: ids } }).toArray()) {
+        stored.set(document._id, toView(document));
+      }
+      const changed = new Map<string, OrderView>();
       for (const event of events) {
         if (!isOrderStream(event.streamId)) continue;
         const id = orderIdOf(event.streamId);
-        const current = touched.has(id) ? touched.get(id)! : await read(id);
-        const next = nextOrderView(current, event);
-        if (!next) continue;
-        const { id: _id, ...document } = next;
-        if (current === null) {
-          try {
-            await orders.insertOne({ _id, ...document });
-          } catch (error) {
-            if (!duplicateKey(error)) throw error;
-            touched.set(id, await read(id));
-            continue;
-          }
-        } else {
-          const result = await orders.replaceOne({ _id, revision: current.revision }, document);
-          if (result.matchedCount === 0) {
-            // Another process applied it first: carry on from what is stored now.
-            touched.set(id, await read(id));
-            continue;
-          }
-        }
-        touched.set(id, next);
+        const next = nextOrderView(changed.get(id) ?? stored.get(id) ?? null, event);
+        if (next) changed.set(id, next);
       }
+      if (changed.size === 0) return;
+      const writes: AnyBulkWriteOperation<OrderDocument>[] = [...changed.values()].map(
+        ({ id: _id, ...document }) => {
+          const before = stored.get(_id);
+          return before === undefined
+            ? { insertOne: { document: { _id, ...document } } }
+            : { replaceOne: { filter: { _id, revision: before.revision }, replacement: document } };
+        },
+      );
+      const replaces = writes.length - writes.filter((write) => 'insertOne' in write).length;
+      try {
+        const result = await orders.bulkWrite(writes, { ordered: false });
+        if (result.matchedCount === replaces) return;
+      } catch (error) {
+        if (!(error instanceof MongoBulkWriteError && error.writeErrors && allDuplicateKeys(error)))
+          throw error;
+      }
+      await applyOneByOne(events);
     },
 
     getOrder: read,

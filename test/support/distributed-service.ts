@@ -68,30 +68,31 @@ export const startDistributedTestService = async (
   };
   const clock = testClock(time);
   const announced: string[] = [];
-  const running = new Map<ServiceName, Running>();
+  /** By instance: a service's name, or another name for a second process of it (a second dispatcher). */
+  const running = new Map<string, Running>();
   let advances = 0;
   const pendingAdvances = new Map<number, () => void>();
 
-  const startService = (name: ServiceName) =>
+  const startService = (name: ServiceName, instance: string = name) =>
     new Promise<Running>((resolve, reject) => {
-      const child = fork(serviceProcess, [name], {
-        env: childEnv,
-        stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-      });
-      let stderr = '';
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.length > 20_000) stderr = stderr.slice(-20_000);
+      const child = fork(serviceProcess, [name], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      // The log (stdout) and stderr: shown when the process fails to start, or all along with
+      // TEST_SERVICE_LOG_LEVEL set.
+      let output = '';
+      const keep = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-20_000);
         if (process.env['TEST_SERVICE_LOG_LEVEL']) process.stderr.write(chunk);
-      });
+      };
+      child.stdout?.on('data', keep);
+      child.stderr?.on('data', keep);
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
       child.once('exit', (code, signal) =>
-        reject(new Error(`${name} exited (${code ?? signal}) before listening:\n${stderr}`)),
+        reject(new Error(`${instance} exited (${code ?? signal}) before listening:\n${output}`)),
       );
       child.on('message', (message: FromChild) => {
         if (message.type === 'listening') {
           const entry = { child, url: message.url, exited };
-          running.set(name, entry);
+          running.set(instance, entry);
           resolve(entry);
         } else if (message.type === 'advanced') {
           pendingAdvances.get(message.id)?.();
@@ -101,10 +102,10 @@ export const startDistributedTestService = async (
       });
     });
 
-  const stopService = async (name: ServiceName, signal: NodeJS.Signals = 'SIGTERM') => {
-    const entry = running.get(name);
+  const stopService = async (instance: string, signal: NodeJS.Signals = 'SIGTERM') => {
+    const entry = running.get(instance);
     if (!entry) return;
-    running.delete(name);
+    running.delete(instance);
     entry.child.kill(signal);
     await entry.exited;
   };
@@ -112,9 +113,9 @@ export const startDistributedTestService = async (
   const startAll = async () => {
     // The command API first: it seeds the catalogue the query API then serves.
     await startService('command-api');
-    await Promise.all(serviceNames.slice(1).map(startService));
+    await Promise.all(serviceNames.slice(1).map((name) => startService(name)));
   };
-  const stopAll = () => Promise.all(serviceNames.map((name) => stopService(name)));
+  const stopAll = () => Promise.all([...running.keys()].map((instance) => stopService(instance)));
 
   const urlOf = (name: ServiceName) => {
     const entry = running.get(name);
@@ -178,11 +179,18 @@ export const startDistributedTestService = async (
       await mongo.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
-    /** The fault tests' handle on the processes: their own addresses, kill (any signal) and start again. */
+    /**
+     * The fault tests' handle on the processes, by instance (a service's name unless started under another):
+     * stop with any signal (SIGKILL for a crash), start again or start another of a service.
+     */
     processes: {
       urlOf,
       stop: stopService,
       start: startService,
+      /** The event log file the processes share (absent with EventStoreDB), and the MongoDB database. */
+      eventLogFile: childEnv['EVENT_LOG_FILE'] ?? null,
+      database,
+      env: childEnv,
     },
   } satisfies TestService & Record<string, unknown>;
 };

@@ -11,7 +11,8 @@ export type ReceivedWebhook = {
 };
 
 /** How the receiver answers the n-th request (0-based): a status, with headers, or not at all. */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+export type Answer =
+  { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
 /**
  * A real webhook receiver on loopback: records every request and answers as the test says (200 unless
@@ -36,7 +37,11 @@ export const startWebhookReceiver = async (
         answeredWith: reply === 'hang' ? 'nothing' : reply.status,
       });
       if (reply === 'hang') hanging.push(response);
-      else response.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
+      else {
+        const send = () => response.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
+        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        else send();
+      }
       for (const wake of waiters) wake();
     });
   });
