@@ -21,6 +21,8 @@ export type KafkaEventBusOptions = {
   sessionTimeoutMs?: number;
   /** The longest a fetch waits for new messages, which also bounds how long stop() waits. Default 1000. */
   maxWaitTimeMs?: number;
+  /** How long creating a missing topic may take, another process creating it too. Default 60000. */
+  topicReadyTimeoutMs?: number;
 };
 
 const pinoLevel = ({ level, namespace, log }: LogEntry) => {
@@ -65,6 +67,7 @@ export const createKafkaEventBus = ({
   retryDelayMs = 1000,
   sessionTimeoutMs = 30_000,
   maxWaitTimeMs = 1000,
+  topicReadyTimeoutMs = 60_000,
 }: KafkaEventBusOptions): EventBus => {
   const kafka = new Kafka({
     clientId,
@@ -88,12 +91,30 @@ export const createKafkaEventBus = ({
   let closed = false;
 
   const topicsReady = new Map<string, Promise<void>>();
-  const createTopic = async (topic: string) => {
+  const createTopicOnce = async (topic: string) => {
     await connectAdmin();
     if ((await admin.listTopics()).includes(topic)) return;
     // false when someone else created it meanwhile: fine.
     if (await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true })) {
       logger.info({ topic, partitions }, 'created Kafka topic');
+    }
+  };
+  /**
+   * Another process may be creating the same topic, and a busy broker may take longer to elect its
+   * leaders than the client waits: retriable errors are tried again for up to topicReadyTimeoutMs.
+   */
+  const createTopic = async (topic: string) => {
+    const deadline = performance.now() + topicReadyTimeoutMs;
+    for (;;) {
+      try {
+        return await createTopicOnce(topic);
+      } catch (error) {
+        // kafkajs marks its errors `retriable` (its error classes are not ES-module exports).
+        const retriable = (error as { retriable?: unknown } | null)?.retriable === true;
+        if (!retriable || closed || performance.now() > deadline) throw error;
+        logger.debug({ err: error, topic }, 'the topic is not ready yet; trying again');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
     }
   };
   const ensureTopics = (topics: readonly string[]) =>

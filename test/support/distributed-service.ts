@@ -27,6 +27,19 @@ export const serviceNames: readonly ServiceName[] = [
 
 type Running = { child: ChildProcess; url: string; exited: Promise<void> };
 
+let eventLogReported = false;
+/** Says once per test file which event log the distributed mode runs on here. */
+const reportEventLog = (eventStoreUrl: string | undefined) => {
+  if (eventLogReported) return;
+  eventLogReported = true;
+  process.stdout.write(
+    eventStoreUrl
+      ? '  [distributed] event log: EventStoreDB at EVENTSTORE_URL\n'
+      : '  [distributed] event log: EVENTSTORE_URL is unset (no EventStoreDB can run here), so the four ' +
+          'processes share one node:sqlite log file (EVENT_LOG_FILE), with FerretDB and Kafka\n',
+  );
+};
+
 /**
  * The distributed mode as users run it, on this host: four separate processes (command API, query API,
  * projections, webhook dispatcher) on FerretDB and Kafka, sharing one node:sqlite event log file because
@@ -44,6 +57,7 @@ export const startDistributedTestService = async (
   loadOrCreateSecretKey(join(keys, 'webhook-secret-key'));
   const database = `test_${id}`;
   const eventStoreUrl = process.env['EVENTSTORE_URL'];
+  reportEventLog(eventStoreUrl);
   const childEnv: Record<string, string> = {
     PATH: process.env['PATH'] ?? '',
     PORT: '0',
