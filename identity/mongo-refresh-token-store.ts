@@ -1,19 +1,26 @@
-import type { Db } from 'mongodb';
+import { MongoServerError, type Db } from 'mongodb';
 import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-tokens.ts';
 
 type TokenDocument = Omit<RefreshTokenRecord, 'tokenHash' | 'familyRevokedAt'> & { _id: string };
 type FamilyDocument = { _id: string; userId: string; revokedAt: string | null };
+type UseDocument = { _id: string; usedAt: string; expiresAt: string };
+
+const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
 
 /**
  * Tokens and families in two collections. A family's revocation is one document, so revoking is a single
- * atomic write and a token issued into a revoked family is revoked too; markUsed is a conditional update.
+ * atomic write and a token issued into a revoked family is revoked too. Which exchange uses a token is
+ * decided by inserting its hash into `refresh_token_uses`: a unique _id, so exactly one insert wins even on
+ * FerretDB, whose conditional updates are a read then a write and let racing exchanges all succeed.
  */
 export const createMongoRefreshTokenStore = async (db: Db): Promise<RefreshTokenStore> => {
   const tokens = db.collection<TokenDocument>('refresh_tokens');
   const families = db.collection<FamilyDocument>('refresh_token_families');
+  const uses = db.collection<UseDocument>('refresh_token_uses');
   await tokens.createIndex({ familyId: 1 }, { name: 'family' });
   await tokens.createIndex({ expiresAt: 1 }, { name: 'expiry' });
   await families.createIndex({ userId: 1 }, { name: 'user' });
+  await uses.createIndex({ expiresAt: 1 }, { name: 'expiry' });
 
   return {
     async save({ tokenHash, ...token }) {
@@ -32,8 +39,16 @@ export const createMongoRefreshTokenStore = async (db: Db): Promise<RefreshToken
       return { tokenHash: _id, ...rest, familyRevokedAt: family?.revokedAt ?? null };
     },
     async markUsed(tokenHash, usedAt) {
-      const result = await tokens.updateOne({ _id: tokenHash, usedAt: null }, { $set: { usedAt } });
-      return result.modifiedCount === 1;
+      const token = await tokens.findOne({ _id: tokenHash, usedAt: null }, { projection: { expiresAt: 1 } });
+      if (!token) return false;
+      try {
+        await uses.insertOne({ _id: tokenHash, usedAt, expiresAt: token.expiresAt });
+      } catch (error) {
+        if (duplicateKey(error)) return false;
+        throw error;
+      }
+      await tokens.updateOne({ _id: tokenHash }, { $set: { usedAt } });
+      return true;
     },
     async revokeFamily(familyId, revokedAt) {
       await families.updateOne({ _id: familyId, revokedAt: null }, { $set: { revokedAt } });
@@ -43,6 +58,7 @@ export const createMongoRefreshTokenStore = async (db: Db): Promise<RefreshToken
     },
     async deleteExpired(before) {
       const result = await tokens.deleteMany({ expiresAt: { $lt: before } });
+      await uses.deleteMany({ expiresAt: { $lt: before } });
       return result.deletedCount;
     },
   };
