@@ -3,15 +3,16 @@
 // receiver, the time from the client reading the 201 to the receiver reading the webhook; p50/p99 over
 // the run after a warm-up. Beside it, in the same run, a bare node:http server that answers 201 and
 // POSTs to the same receivers at once (the network floor of the same path).
-// Run: npm run bench:webhooks   Options: --rate N --duration SECONDS --subscribers N
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// With --mode distributed, the same against the four processes of the distributed mode on the servers of
+// MONGODB_URL and KAFKA_BROKERS: orders to the command API, relayed by the projections process to Kafka,
+// delivered by the webhook dispatcher.
+// Run: npm run bench:webhooks (or bench:webhooks:distributed)
+// Options: --mode embedded|distributed --rate N --duration SECONDS --warmup SECONDS --subscribers N
 import { createServer, Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { pinned, projectFile, startProcess, type Started } from './support/processes.ts';
+import { pinned, startProcess, type Started } from './support/processes.ts';
+import { benchMode, modeOption, startBenchService } from './support/services.ts';
 
 const { values } = parseArgs({
   options: {
@@ -19,8 +20,10 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '30' },
     warmup: { type: 'string', default: '3' },
     subscribers: { type: 'string', default: '3' },
+    ...modeOption,
   },
 });
+const mode = benchMode(values.mode);
 const rate = Number(values.rate);
 const durationSeconds = Number(values.duration);
 const warmupSeconds = Number(values.warmup);
@@ -51,7 +54,15 @@ const receivers = await Promise.all(
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
-type Run = { sent: number; measured: number; missing: number; p50: number; p99: number; max: number };
+/** Latencies in ms; null when no webhook of a measured order arrived in time. */
+type Run = {
+  sent: number;
+  measured: number;
+  missing: number;
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
+};
 
 /**
  * Places orders at `rate` per second for the duration (open loop: one every 1000/rate ms whatever the
@@ -98,13 +109,14 @@ const drive = async (post: (note: string) => Promise<{ status: number }>): Promi
     for (const at of times) latencies.push(Math.max(0, at - ackedAt));
   }
   latencies.sort((a, b) => a - b);
+  const ms = (value: number | undefined) => (value === undefined ? null : Number(value.toFixed(2)));
   return {
     sent: sequence,
     measured: latencies.length,
     missing,
-    p50: Number(percentile(latencies, 0.5).toFixed(2)),
-    p99: Number(percentile(latencies, 0.99).toFixed(2)),
-    max: Number(latencies.at(-1)!.toFixed(2)),
+    p50: ms(latencies.length > 0 ? percentile(latencies, 0.5) : undefined),
+    p99: ms(latencies.length > 0 ? percentile(latencies, 0.99) : undefined),
+    max: ms(latencies.at(-1)),
   };
 };
 
@@ -132,31 +144,18 @@ const postJson = (url: string, body: string, headers: Record<string, string> = {
   });
 
 // The service, with a customer and an admin made by the CLI, and one subscription per receiver.
-const dataDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-const { MONGODB_URL: _mongodb, ...environment } = process.env;
 const users = { customer: 'bench-customer@shop.example', admin: 'bench-admin@shop.example' };
 const password = 'bench-password-123';
-for (const [role, email] of Object.entries(users)) {
-  execFileSync(
-    process.execPath,
-    [projectFile('cli/admin.ts'), 'user:add', '--email', email, '--password', password, '--role', role],
-    {
-      env: { ...environment, DATA_DIR: dataDir },
-      stdio: 'inherit',
-    },
-  );
-}
-const service = await startProcess('embedded/main.ts', [], {
-  PORT: '0',
-  DATA_DIR: dataDir,
-  SEED_DEMO_USERS: 'false',
-  // info: the service announces its URL in the log.
-  LOG_LEVEL: 'info',
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+const service = await startBenchService({
+  mode,
+  prefix: 'bench-webhooks-',
+  users: Object.entries(users).map(([role, email]) => ({ email, password, role })),
+  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
 });
+const { writeUrl } = service;
 const bearer = async (email: string) => {
   const { body } = await postJson(
-    `${service.url}/auth/token`,
+    `${writeUrl}/auth/token`,
     JSON.stringify({ grant_type: 'password', username: email, password }),
   );
   return { Authorization: `Bearer ${(JSON.parse(body) as { access_token: string }).access_token}` };
@@ -165,14 +164,14 @@ const customer = await bearer(users.customer);
 const admin = await bearer(users.admin);
 for (const receiver of receivers) {
   const registered = await postJson(
-    `${service.url}/webhooks`,
+    `${writeUrl}/webhooks`,
     JSON.stringify({ url: receiver.url, events: ['order.created'] }),
     admin,
   );
   if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.body}`);
 }
 const address = await postJson(
-  `${service.url}/users/me/addresses`,
+  `${writeUrl}/users/me/addresses`,
   JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
   customer,
 );
@@ -195,19 +194,20 @@ const bare: Started = await startProcess(
 
 console.log(
   `command to webhook, ${rate} orders/s for ${durationSeconds} s (first ${warmupSeconds} s not measured), ` +
-    `${subscriberCount} subscribers${pinned ? ', servers pinned to their own core' : ''}`,
+    `${subscriberCount} subscribers, ${mode} mode${pinned ? ', servers pinned to their own core' : ''}`,
 );
 const results: Record<string, Run> = {};
 results['bare node:http (201, then POST to each receiver)'] = await drive((note) =>
   postJson(`${bare.url}/orders`, JSON.stringify({ note })),
 );
-results['embedded service (log, relay, retry state, signed POST)'] = await drive((note) =>
-  postJson(`${service.url}/orders`, orderBody(note), customer),
-);
+results[
+  mode === 'embedded'
+    ? 'embedded service (log, relay, retry state, signed POST)'
+    : 'distributed service (command API, log file, relay to Kafka, dispatcher, signed POST)'
+] = await drive((note) => postJson(`${writeUrl}/orders`, orderBody(note), customer));
 console.table(results);
 
 await bare.stop();
 await service.stop();
 agent.destroy();
 for (const receiver of receivers) receiver.server.close();
-rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -21,45 +21,87 @@ if (pinned)
     stdio: 'ignore',
   });
 
-/** Starts a Node process of the project and waits for the URL it announces (a log line, or a bare URL). */
+/**
+ * Starts a Node process of the project and waits for the URL it announces (a log line, or a bare URL).
+ * With `logFile`, everything it writes (stdout and stderr) goes on being appended to that file for as long
+ * as it runs; without, stderr is this process's and stdout is read only until the URL.
+ */
 export const startProcess = async (
   script: string,
   args: string[],
   env: Record<string, string>,
+  { logFile }: { logFile?: string } = {},
 ): Promise<Started> => {
   const command = pinned
     ? (['taskset', ['-c', serverCore, process.execPath]] as const)
     : ([process.execPath, []] as const);
+  const logFd = logFile === undefined ? undefined : openSync(logFile, 'a');
   const child = spawn(command[0], [...command[1], projectFile(script), ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', logFd ?? 'inherit'],
   });
-  const lines = createInterface({ input: child.stdout! });
-  for await (const line of lines) {
+  // A benchmark that fails leaves no server behind.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+  const started = (url: string): Started => ({
+    url,
+    process: child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  });
+  const urlOf = (line: string) => {
     const url = line.startsWith('{') ? (JSON.parse(line) as { url?: string }).url : line.trim();
-    if (url?.startsWith('http')) {
-      return {
-        url,
-        process: child,
-        stop: () =>
-          new Promise((resolve) => {
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      };
+    return url?.startsWith('http') ? url : undefined;
+  };
+  const lines = createInterface({ input: child.stdout! });
+  if (logFd === undefined) {
+    for await (const line of lines) {
+      const url = urlOf(line);
+      if (url) return started(url);
     }
+    throw new Error(`${script} exited before announcing its URL`);
   }
-  throw new Error(`${script} exited before announcing its URL`);
+  return new Promise<Started>((resolve, reject) => {
+    let announced = false;
+    lines.on('line', (line) => {
+      writeSync(logFd, `${line}\n`);
+      if (announced) return;
+      const url = urlOf(line);
+      if (url) {
+        announced = true;
+        resolve(started(url));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      closeSync(logFd);
+      if (!announced)
+        reject(
+          new Error(
+            `${script} exited (${code ?? signal}) before announcing its URL; its log (${logFile}):\n` +
+              readFileSync(logFile!, 'utf8').slice(-4000),
+          ),
+        );
+    });
+  });
 };
 
 export type LoadResult = {
   requestsPerSecond: number;
+  /** Requests answered in all. */
+  requests: number;
   p50: number;
   p99: number;
   non2xx: number;
   errors: number;
   /** CPU time (user + system) the server spent per request, in microseconds; steadier than requests/s. */
   cpuMicrosPerRequest: number;
+  /** The same for each of `processes` (when given), by name. */
+  cpuMicrosPerRequestOf: Record<string, number>;
 };
 
 /** CPU time a process has used so far, in ms (Linux /proc, clock ticks of 10 ms). */
@@ -78,8 +120,12 @@ export const load = async (
     headers?: Record<string, string>;
     method?: 'GET' | 'POST';
     body?: string;
+    /** Other processes whose CPU time per request to report too (a distributed service's others). */
+    processes?: readonly { name: string; pid: number }[];
   },
 ): Promise<LoadResult> => {
+  const others = options.processes ?? [];
+  const othersBefore = others.map(({ pid }) => cpuMillis(pid));
   const cpuBefore = cpuMillis(server.process.pid!);
   const result = await autocannon({
     url,
@@ -91,12 +137,19 @@ export const load = async (
   });
   return {
     requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
     cpuMicrosPerRequest: Math.round(
       ((cpuMillis(server.process.pid!) - cpuBefore) * 1000) / result.requests.total,
+    ),
+    cpuMicrosPerRequestOf: Object.fromEntries(
+      others.map(({ name, pid }, index) => [
+        name,
+        Math.round(((cpuMillis(pid) - othersBefore[index]!) * 1000) / result.requests.total),
+      ]),
     ),
   };
 };
