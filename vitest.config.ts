@@ -12,6 +12,7 @@ const httpSuites = [
   'test/webhooks/*.e2e.spec.ts',
   'test/identity/*.e2e.spec.ts',
   'test/catalog/*.e2e.spec.ts',
+  'test/openapi/*.e2e.spec.ts',
 ];
 
 export default defineConfig({
@@ -30,6 +31,7 @@ export default defineConfig({
           name: 'embedded',
           include: ['test/**/*.int.spec.ts', 'test/**/*.e2e.spec.ts'],
           exclude: ['test/integration/**', 'test/distributed/**'],
+          setupFiles: ['test/support/contract-setup.ts'],
           testTimeout: 30_000,
         },
       },
@@ -47,6 +49,7 @@ export default defineConfig({
           name: 'distributed',
           include: [...httpSuites, 'test/distributed/**/*.spec.ts'],
           env: { TEST_TARGET: 'distributed' },
+          setupFiles: ['test/support/contract-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -15,7 +15,7 @@ const productNotFound = (id: string) =>
 
 const pageNumber = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
 
-const searchQuery = z.object({
+export const searchQuery = z.object({
   q: z
     .string({ error: 'is required' })
     .trim()

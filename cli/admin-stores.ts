@@ -35,11 +35,22 @@ import {
 
 /** Which store the admin CLI works on: MongoDB when MONGODB_URL is set, else the embedded DATA_DIR. */
 export const adminConfigSchema = z.object({
-  DATA_DIR: z.string().min(1).default('./data'),
-  MONGODB_URL: z.string().min(1).optional(),
-  MONGODB_DATABASE: z.string().min(1).default('order_service'),
-  /** The event log: EventStoreDB when set, else DATA_DIR/events.sqlite. */
-  EVENTSTORE_URL: z.string().min(1).optional(),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./data')
+    .describe('The embedded stores to work on, unless MONGODB_URL is set.'),
+  MONGODB_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Work on MongoDB instead of DATA_DIR (the distributed mode).'),
+  MONGODB_DATABASE: z.string().min(1).default('order_service').describe('The MongoDB database.'),
+  EVENTSTORE_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The event log on EventStoreDB; else DATA_DIR/events.sqlite.'),
   CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,
 });
 

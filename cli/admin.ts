@@ -3,6 +3,7 @@
 import { text } from 'node:stream/consumers';
 import { systemClock } from '../infrastructure/clock.ts';
 import { ConfigurationError, parseConfig } from '../infrastructure/config/parse-config.ts';
+import { environmentHelp } from '../infrastructure/process/environment-help.ts';
 import { adminConfigSchema, MissingEventLogError, openAdminStores } from './admin-stores.ts';
 import { catalogCommands, DataError } from './catalog-commands.ts';
 import { keyCommands } from './key-commands.ts';
@@ -54,7 +55,7 @@ const commands = { ...userCommands, ...catalogCommands, ...logCommands, ...keyCo
 const main = async (argv: string[]): Promise<number> => {
   const [name, ...args] = argv;
   if (!name || name === '--help' || name === 'help') {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(environmentHelp(adminConfigSchema, usage));
     return name ? 0 : 64;
   }
   const command = commands[name];

@@ -23,10 +23,14 @@ export const commandApiConfigSchema = z
     ...identityEnvironment,
     ...catalogEnvironment,
     ...webhookEnvironment,
-    /** Create one demo user per role, with random passwords shown once on stderr, when there is no user yet. */
-    SEED_DEMO_USERS: z.enum(['true', 'false']).default('true'),
-    /** Import the demo catalogue when the catalogue is empty. */
-    SEED_DEMO_CATALOG: z.enum(['true', 'false']).default('true'),
+    SEED_DEMO_USERS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .describe('Create one demo user per role (passwords shown once on stderr) when there is no user yet.'),
+    SEED_DEMO_CATALOG: z
+      .enum(['true', 'false'])
+      .default('true')
+      .describe('Import the demo catalogue when the catalogue is empty.'),
   })
   .superRefine(checkEventLog)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
@@ -39,6 +43,7 @@ export const commandApiConfigSchema = z
       port: env.PORT,
       host: env.HOST,
       logLevel: env.LOG_LEVEL,
+      readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS },
       ...address,
       eventLog: eventLogConfig(env),
       mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
@@ -47,6 +52,10 @@ export const commandApiConfigSchema = z
       identity: identityConfig(env, address.publicBaseUrl),
       webhooks: webhookConfig(env),
     };
-  });
+  })
+  .describe(
+    'The command API of the distributed mode (npm run start:command-api): every write of the HTTP API, ' +
+      'on the event log and MongoDB.',
+  );
 
 export type CommandApiConfig = z.infer<typeof commandApiConfigSchema>;

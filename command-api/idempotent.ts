@@ -7,9 +7,16 @@ import type { Clock } from '../infrastructure/clock.ts';
 import { ApiError, validationFailed } from '../infrastructure/http/api-error.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idempotency.ts';
 
-const keyFormat = /^[\x21-\x7e]{1,255}$/;
+export const idempotencyKeyFormat = /^[\x21-\x7e]{1,255}$/;
 /** The headers a replay repeats: what the client needs to carry on as if it had the first answer. */
-const replayedHeaders = ['content-type', 'location', 'etag', 'consistency-token', 'retry-after'];
+const replayedHeaders = [
+  'content-type',
+  'location',
+  'etag',
+  'last-modified',
+  'consistency-token',
+  'retry-after',
+];
 
 /** What makes two requests with one key the same request: method, path and body (keys in any order). */
 export const requestFingerprint = (method: string, path: string, body: unknown): string =>
@@ -64,7 +71,7 @@ export const idempotent =
   async (request, response, next) => {
     const key = request.get('Idempotency-Key');
     if (key === undefined) return next();
-    if (!keyFormat.test(key)) {
+    if (!idempotencyKeyFormat.test(key)) {
       throw validationFailed([
         { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
       ]);

@@ -7,11 +7,15 @@ import { createIdentityModule, resolveSigningKey } from '../identity/identity-mo
 import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
 import { createMongoUserStore } from '../identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
+import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { createHttpApp } from '../infrastructure/http/create-app.ts';
 import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
+import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
+import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createMongoDeliveryQueue } from '../webhook-dispatcher/mongo-delivery-queue.ts';
 import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
 import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
@@ -23,6 +27,7 @@ import { orderErrors } from './order-errors.ts';
 import { webhookCommandRoutes } from './webhook-command-routes.ts';
 import { webhookErrors } from './webhook-errors.ts';
 import { createSubscriptionCommandHandler } from './webhook-subscription-handler.ts';
+import { serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type CommandApiDeps = {
   config: CommandApiConfig;
@@ -38,8 +43,9 @@ export type CommandApiDeps = {
  * and the webhook retry state (for an admin's retry) are in MongoDB.
  */
 export const startCommandApi = async ({ config, logger, clock, announce }: CommandApiDeps) => {
+  const metrics = createMetricsRegistry();
   const mongo = await connectMongo(config.mongo);
-  const eventStore = openEventLog(config.eventLog);
+  const eventStore = countingAppends(openEventLog(config.eventLog), metrics);
   const { db } = mongo;
   const users = await createMongoUserStore(db);
   const catalog = await createMongoCatalogStore(db);
@@ -63,6 +69,10 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       logger.error({ err: error }, 'could not purge expired idempotency keys');
     });
   }, 3_600_000).unref();
+  const readiness = createReadiness({
+    timeoutMs: config.readiness.checkTimeoutMs,
+    checks: { eventLog: eventLogCheck(eventStore), mongodb: pingCheck(mongo.ping) },
+  });
   const policy = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks };
   const resolve = createHostResolver({ dnsServers: config.webhooks.dnsServers });
 
@@ -72,6 +82,12 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     trustProxy: config.identity.trustProxy,
     routers: [
       healthRoutes(),
+      serviceDocsRoutes({
+        baseUrl: config.publicBaseUrl,
+        docsUrl: config.docsUrl,
+        errorTypeBase: config.errorTypeBase,
+        realm: config.identity.realm,
+      }),
       ...identity.routers,
       orderCommandRoutes({
         handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),
@@ -95,6 +111,8 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       }),
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
+    metrics,
+    readiness,
   });
 
   const http = await listen(app, config.port, config.host);

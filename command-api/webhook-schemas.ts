@@ -24,9 +24,15 @@ const description = z
 export const registerWebhookBody = z.strictObject({ url, events, description: description.optional() });
 
 /** PATCH /webhooks/{id}: any of the fields; absent ones stay as they are. */
-export const changeWebhookBody = z.strictObject({
-  url: url.optional(),
-  events: events.optional(),
-  description: description.optional(),
-  active: z.boolean({ error: 'must be true or false' }).optional(),
-});
+export const changeWebhookBody = z
+  .strictObject({
+    url: url.optional(),
+    events: events.optional(),
+    description: description.optional(),
+    active: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .refine((changes) => Object.keys(changes).length > 0, {
+    message: 'name at least one of url, events, description, active',
+    // Only when the fields themselves are fine: an unknown field is reported as that, alone.
+    when: (payload) => payload.issues.length === 0,
+  });

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
+import {
+  logLevel,
+  projectionLagEnvironment,
+  readinessEnvironment,
+} from '../infrastructure/config/service-environment.ts';
 import { webhookConfig, webhookEnvironment } from '../webhook-dispatcher/webhook-config.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
@@ -8,23 +13,59 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 /** The embedded default's environment. Every variable has a default, so `npm start` needs none. */
 export const embeddedConfigSchema = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    /** Loopback by default: the embedded default is a single-machine service; containers set 0.0.0.0. */
-    HOST: z.string().min(1).default('127.0.0.1'),
-    DATA_DIR: z.string().min(1).default('./data'),
-    /** What an acknowledged write survives: a killed process (default), or also a power cut (slower). */
-    EVENT_LOG_DURABILITY: z.enum(['process-crash', 'power-loss']).default('process-crash'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** The service's public address ({base_url} of the spec); default http://localhost:PORT. */
-    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-    /** Prefix of problem `type` URIs ({error_type_base} of the spec); default PUBLIC_BASE_URL/problems. */
-    ERROR_TYPE_BASE: z.url().optional(),
-    /** Create one demo user per role, with random passwords shown once, when there is no user yet. */
-    SEED_DEMO_USERS: z.enum(['true', 'false']).default('true'),
-    /** Import the demo catalogue (60 products, 6 categories) when the catalogue is empty. */
-    SEED_DEMO_CATALOG: z.enum(['true', 'false']).default('true'),
-    /** How long a query sent with a Consistency-Token waits for the read models before answering 503. */
-    CONSISTENCY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+    PORT: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .default(3000)
+      .describe('HTTP port to listen on; 0 picks a free one.'),
+    HOST: z
+      .string()
+      .min(1)
+      .default('127.0.0.1')
+      .describe('Interface to listen on: loopback, as a single-machine service; containers set 0.0.0.0.'),
+    DATA_DIR: z
+      .string()
+      .min(1)
+      .default('./data')
+      .describe('Where the embedded stores keep their files (event log, read store, keys).'),
+    EVENT_LOG_DURABILITY: z
+      .enum(['process-crash', 'power-loss'])
+      .default('process-crash')
+      .describe('What an acknowledged write survives: a killed process, or also a power cut (slower).'),
+    LOG_LEVEL: logLevel,
+    PUBLIC_BASE_URL: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe("The service's public address ({base_url} of the spec); default http://localhost:PORT."),
+    ERROR_TYPE_BASE: z
+      .url()
+      .optional()
+      .describe('Prefix of problem `type` URIs ({error_type_base}); default PUBLIC_BASE_URL/problems.'),
+    DOCS_URL: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        'Where the orders and products tags of the OpenAPI document link ({docs_url}); default PUBLIC_BASE_URL/docs.',
+      ),
+    SEED_DEMO_USERS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .describe('Create one demo user per role (passwords shown once on stderr) when there is no user yet.'),
+    SEED_DEMO_CATALOG: z
+      .enum(['true', 'false'])
+      .default('true')
+      .describe('Import the demo catalogue (60 products, 6 categories) when the catalogue is empty.'),
+    CONSISTENCY_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(5000)
+      .describe('How long a query with a Consistency-Token waits for the read models before a 503.'),
+    ...readinessEnvironment,
+    ...projectionLagEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
     ...webhookEnvironment,
@@ -39,8 +80,13 @@ export const embeddedConfigSchema = z
       logLevel: env.LOG_LEVEL,
       publicBaseUrl,
       errorTypeBase: withoutTrailingSlash(env.ERROR_TYPE_BASE ?? `${publicBaseUrl}/problems`),
+      docsUrl: withoutTrailingSlash(env.DOCS_URL ?? `${publicBaseUrl}/docs`),
       seedDemoUsers: env.SEED_DEMO_USERS === 'true',
       consistencyTimeoutMs: env.CONSISTENCY_TIMEOUT_MS,
+      readiness: {
+        checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS,
+        maxProjectionLag: env.READY_MAX_PROJECTION_LAG,
+      },
       catalog: {
         seedDemo: env.SEED_DEMO_CATALOG === 'true',
         currency: env.CATALOG_CURRENCY,
@@ -49,6 +95,10 @@ export const embeddedConfigSchema = z
       identity: identityConfig(env, publicBaseUrl),
       webhooks: webhookConfig(env),
     };
-  });
+  })
+  .describe(
+    'The embedded default (npm start): every service of the project in one process, on one port, over ' +
+      'node:sqlite files in DATA_DIR. Every variable has a default.',
+  );
 
 export type EmbeddedConfig = z.infer<typeof embeddedConfigSchema>;

@@ -15,11 +15,17 @@ import { createIdentityModule, resolveSigningKey } from '../identity/identity-mo
 import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
 import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
+import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { createHttpApp } from '../infrastructure/http/create-app.ts';
 import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
+import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
+import { createReadiness } from '../infrastructure/operations/readiness.ts';
+import { eventLogCheck, sqliteCheck } from '../infrastructure/operations/store-checks.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { projectionLagCheck } from '../projections/projection-lag.ts';
+import { registerProjectionMetrics } from '../projections/projection-metrics.ts';
 import { startProjectionRunner } from '../projections/projection-runner.ts';
 import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
 import { createSqliteOrderReadModel } from '../projections/sqlite-order-read-model.ts';
@@ -27,7 +33,8 @@ import { auditRoutes } from '../query-api/audit-routes.ts';
 import { orderQueryRoutes } from '../query-api/order-query-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
-import { orderProjectionName } from '../projections/projection-names.ts';
+import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
+import { serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type EmbeddedDeps = {
   config: EmbeddedConfig;
@@ -51,10 +58,14 @@ export const startEmbedded = async ({
   clock,
   announce,
 }: EmbeddedDeps): Promise<RunningService> => {
-  const eventStore = createSqliteEventStore({
-    path: join(config.dataDir, 'events.sqlite'),
-    durability: config.eventLogDurability,
-  });
+  const metrics = createMetricsRegistry();
+  const eventStore = countingAppends(
+    createSqliteEventStore({
+      path: join(config.dataDir, 'events.sqlite'),
+      durability: config.eventLogDurability,
+    }),
+    metrics,
+  );
   const readStore = openDatabase({ path: join(config.dataDir, 'read-store.sqlite') });
   const users = createSqliteUserStore(readStore);
   const refreshTokens = createSqliteRefreshTokenStore(readStore);
@@ -90,7 +101,24 @@ export const startEmbedded = async ({
     logger,
     minBatchIntervalMs: 2,
   });
-  const webhooks = await startEmbeddedWebhooks({ config, eventStore, readStore, logger, clock });
+  const webhooks = await startEmbeddedWebhooks({ config, eventStore, readStore, logger, clock, metrics });
+  const projections = {
+    [orderProjectionName]: async () => projection.position(),
+    [subscriptionProjectionName]: webhooks.positions.subscriptions,
+  };
+  registerProjectionMetrics({ registry: metrics, eventStore, projections, relay: webhooks.positions.relay });
+  const readiness = createReadiness({
+    timeoutMs: config.readiness.checkTimeoutMs,
+    checks: {
+      eventLog: eventLogCheck(eventStore),
+      readStore: sqliteCheck(readStore),
+      projections: projectionLagCheck({
+        eventStore,
+        projections,
+        maxLag: config.readiness.maxProjectionLag,
+      }),
+    },
+  });
   const idempotency = createSqliteIdempotencyStore(readStore);
   const purgeIdempotencyKeys = setInterval(() => {
     idempotency.purgeExpired(clock.now()).catch((error: unknown) => {
@@ -106,6 +134,12 @@ export const startEmbedded = async ({
     routers: [
       catalogRouter,
       healthRoutes(),
+      serviceDocsRoutes({
+        baseUrl: config.publicBaseUrl,
+        docsUrl: config.docsUrl,
+        errorTypeBase: config.errorTypeBase,
+        realm: config.identity.realm,
+      }),
       ...identity.routers,
       orderCommandRoutes({
         handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),
@@ -129,6 +163,8 @@ export const startEmbedded = async ({
       ...webhooks.routers(identity.verifier),
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
+    metrics,
+    readiness,
   });
 
   const http = await listen(app, config.port, config.host);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { createSubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
 import { webhookCommandRoutes } from '../command-api/webhook-command-routes.ts';
 import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
@@ -13,6 +14,7 @@ import { startProjectionRunner } from '../projections/projection-runner.ts';
 import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
 import { createSqliteWebhookSubscriptionReadModel } from '../projections/sqlite-webhook-subscription-read-model.ts';
 import { webhookQueryRoutes } from '../query-api/webhook-query-routes.ts';
+import { createDeliveryMetrics } from '../webhook-dispatcher/delivery-metrics.ts';
 import { createWebhookPoster } from '../webhook-dispatcher/post-webhook.ts';
 import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';
 import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
@@ -40,12 +42,14 @@ export const startEmbeddedWebhooks = async ({
   readStore,
   logger,
   clock,
+  metrics,
 }: {
   config: EmbeddedConfig;
   eventStore: EventStore;
   readStore: DatabaseSync;
   logger: Logger;
   clock: Clock;
+  metrics: Registry;
 }) => {
   const settings = config.webhooks;
   const checkpoints = createSqliteCheckpointStore(readStore);
@@ -90,6 +94,7 @@ export const startEmbeddedWebhooks = async ({
     now: () => clock.now(),
     newId: randomUUID,
     logger,
+    metrics: createDeliveryMetrics(metrics),
   });
   // The dispatcher joins the bus before the relay publishes: the in-process bus keeps nothing.
   const relay = await startEventRelay({
@@ -102,6 +107,11 @@ export const startEmbeddedWebhooks = async ({
   });
 
   return {
+    /** Where the subscription projection and the relay are in the log. */
+    positions: {
+      subscriptions: async () => subscriptionProjection.position(),
+      relay: async () => relay.position(),
+    },
     routers: (verifier: AccessTokenVerifier) => [
       webhookCommandRoutes({
         handler: subscriptionCommands,
@@ -116,6 +126,7 @@ export const startEmbeddedWebhooks = async ({
         subscriptions,
         deliveryLog,
         progress: subscriptionProjection,
+        headPosition: () => eventStore.headPosition(),
         verifier,
         consistencyTimeoutMs: config.consistencyTimeoutMs,
       }),

@@ -2,27 +2,48 @@ import { z } from 'zod';
 
 /** Environment variables of the identity part, shared by every process that issues or verifies tokens. */
 export const identityEnvironment = {
-  /** The RS256 signing key as PEM text. A secret: prefer JWT_PRIVATE_KEY_FILE. */
-  JWT_PRIVATE_KEY: z.string().min(1).optional(),
-  /** Path of a PEM file holding the RS256 signing key. */
-  JWT_PRIVATE_KEY_FILE: z.string().min(1).optional(),
-  /** The `iss` of access tokens; default PUBLIC_BASE_URL. */
-  JWT_ISSUER: z.string().min(1).optional(),
-  JWT_AUDIENCE: z.string().min(1).default('order-service'),
+  JWT_PRIVATE_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The RS256 key that signs access tokens, as PEM text (a secret: prefer JWT_PRIVATE_KEY_FILE).'),
+  JWT_PRIVATE_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Path of a PEM file holding the RS256 key that signs access tokens.'),
+  JWT_ISSUER: z.string().min(1).optional().describe('The `iss` of access tokens; default PUBLIC_BASE_URL.'),
+  JWT_AUDIENCE: z.string().min(1).default('order-service').describe('The `aud` of access tokens.'),
   AUTH_REALM: z
     .string()
     .regex(/^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/, 'printable ASCII without quotes or backslashes')
-    .default('order-service'),
-  AUTH_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
-  AUTH_RATE_LIMIT_PER_USERNAME: z.coerce.number().int().positive().default(10),
-  AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
-  /** Express `trust proxy`: false (default), true, a hop count, or addresses/CIDRs of trusted proxies. */
+    .default('order-service')
+    .describe('The realm of WWW-Authenticate challenges.'),
+  AUTH_RATE_LIMIT_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30)
+    .describe('Token-endpoint requests per client address per window.'),
+  AUTH_RATE_LIMIT_PER_USERNAME: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10)
+    .describe('Password attempts per username per window.'),
+  AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60)
+    .describe('The rate-limit window, in seconds.'),
   TRUST_PROXY: z
     .string()
     .default('false')
     .transform((value) =>
       value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
-    ),
+    )
+    .describe("Express's `trust proxy` for X-Forwarded-For: false, true, a hop count, or addresses/CIDRs."),
 };
 
 type IdentityEnvironment = {

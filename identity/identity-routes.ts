@@ -7,13 +7,13 @@ import type { LoginRateLimiter } from './login-rate-limiter.ts';
 import { publicJwk, type SigningKey } from './signing-keys.ts';
 import type { TokenResponse, TokenService } from './token-service.ts';
 
-const passwordGrant = z.strictObject({
+export const passwordGrant = z.strictObject({
   grant_type: z.literal('password', { error: 'must be "password"' }),
   username: z.string().min(1, 'must not be empty').max(254, 'must be at most 254 characters'),
   password: z.string().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters'),
 });
 
-const refreshGrant = z.strictObject({
+export const refreshGrant = z.strictObject({
   refresh_token: z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters'),
 });
 

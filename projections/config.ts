@@ -7,11 +7,12 @@ import {
   kafkaEnvironment,
   mongoEnvironment,
   processEnvironment,
+  projectionLagEnvironment,
 } from '../infrastructure/config/service-environment.ts';
 
 /**
  * The projections process of the distributed mode (`npm run start:projections`): follows the log into the
- * MongoDB read models and relays the public events to Kafka. Its HTTP port serves only GET /health.
+ * MongoDB read models and relays the public events to Kafka. Its HTTP port serves /health, /ready, /metrics.
  */
 export const projectionsConfigSchema = z
   .object({
@@ -19,18 +20,29 @@ export const projectionsConfigSchema = z
     ...eventLogEnvironment,
     ...mongoEnvironment,
     ...kafkaEnvironment,
-    /** At most one read-model batch per this many ms under load: larger batches, that much later. */
-    PROJECTION_BATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(2),
+    ...projectionLagEnvironment,
+    PROJECTION_BATCH_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1000)
+      .default(2)
+      .describe('At most one read-model batch per this many ms under load: larger batches, that much later.'),
   })
   .superRefine(checkEventLog)
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
     logLevel: env.LOG_LEVEL,
+    readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS, maxProjectionLag: env.READY_MAX_PROJECTION_LAG },
     eventLog: eventLogConfig(env),
     mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
     kafka: kafkaConfig(env, 'order-service-projections'),
     batchIntervalMs: env.PROJECTION_BATCH_INTERVAL_MS,
-  }));
+  }))
+  .describe(
+    'The projections process of the distributed mode (npm run start:projections): follows the event log ' +
+      'into the MongoDB read models and relays the public events to Kafka.',
+  );
 
 export type ProjectionsConfig = z.infer<typeof projectionsConfigSchema>;

@@ -2,12 +2,17 @@ import type { Logger } from 'pino';
 import { createKafkaEventBus } from '../infrastructure/bus/kafka-event-bus.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { startOperationsServer } from '../infrastructure/http/operations-server.ts';
+import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
+import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import type { ProjectionsConfig } from './config.ts';
 import { startEventRelay } from './event-relay.ts';
 import { createMongoCheckpointStore } from './mongo-checkpoint-store.ts';
 import { createMongoOrderReadModel } from './mongo-order-read-model.ts';
 import { createMongoWebhookSubscriptionReadModel } from './mongo-webhook-subscription-read-model.ts';
+import { projectionLagCheck } from './projection-lag.ts';
+import { registerProjectionMetrics } from './projection-metrics.ts';
 import { orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
 import { startProjectionRunner } from './projection-runner.ts';
 
@@ -32,21 +37,46 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     logger,
   });
   const common = { eventStore, checkpoints, logger, minBatchIntervalMs: config.batchIntervalMs };
-  const runners = [
-    await startProjectionRunner({
-      ...common,
-      name: orderProjectionName,
-      apply: (events) => orders.applyEvents(events),
-    }),
-    await startProjectionRunner({
-      ...common,
-      name: subscriptionProjectionName,
-      apply: (events) => subscriptions.applyEvents(events),
-    }),
-    await startEventRelay({ ...common, bus, topics: config.kafka.topics }),
-  ];
+  const ordersRunner = await startProjectionRunner({
+    ...common,
+    name: orderProjectionName,
+    apply: (events) => orders.applyEvents(events),
+  });
+  const subscriptionsRunner = await startProjectionRunner({
+    ...common,
+    name: subscriptionProjectionName,
+    apply: (events) => subscriptions.applyEvents(events),
+  });
+  const relay = await startEventRelay({ ...common, bus, topics: config.kafka.topics });
+  const runners = [ordersRunner, subscriptionsRunner, relay];
 
-  const http = await startOperationsServer({ port: config.port, host: config.host, logger });
+  const projections = {
+    [orderProjectionName]: async () => ordersRunner.position(),
+    [subscriptionProjectionName]: async () => subscriptionsRunner.position(),
+  };
+  const metrics = createMetricsRegistry();
+  registerProjectionMetrics({
+    registry: metrics,
+    eventStore,
+    projections,
+    relay: async () => relay.position(),
+  });
+  const readiness = createReadiness({
+    timeoutMs: config.readiness.checkTimeoutMs,
+    checks: {
+      eventLog: eventLogCheck(eventStore),
+      mongodb: pingCheck(mongo.ping),
+      kafka: pingCheck(bus.ping),
+      projections: projectionLagCheck({ eventStore, projections, maxLag: config.readiness.maxProjectionLag }),
+    },
+  });
+  const http = await startOperationsServer({
+    port: config.port,
+    host: config.host,
+    logger,
+    metrics,
+    readiness,
+  });
   logger.info({ url: http.url }, 'projections running');
   return {
     url: http.url,

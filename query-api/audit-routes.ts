@@ -13,7 +13,7 @@ const position = z
   .regex(/^\d{1,40}$/, 'must be a log position, as in a position member')
   .transform(BigInt);
 
-const auditQuery = z.object({
+export const auditQuery = z.object({
   after: position.optional(),
   before: position.optional(),
   limit: z
@@ -21,7 +21,7 @@ const auditQuery = z.object({
     .regex(/^\d+$/, 'must be a whole number')
     .transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1').max(1000, 'must be at most 1000'))
-    .default(100),
+    .prefault('100'),
 });
 
 /**

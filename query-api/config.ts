@@ -7,6 +7,7 @@ import {
   eventLogEnvironment,
   mongoEnvironment,
   processEnvironment,
+  projectionLagEnvironment,
   publicAddress,
   publicAddressEnvironment,
   requireExactlyOne,
@@ -21,10 +22,21 @@ export const queryApiConfigSchema = z
     ...mongoEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
-    /** How long a query sent with a Consistency-Token waits for the read models before answering 503. */
-    CONSISTENCY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
-    /** How often a query waiting on a Consistency-Token reads the projections' checkpoints. */
-    CONSISTENCY_POLL_INTERVAL_MS: z.coerce.number().int().min(1).max(1000).default(5),
+    ...projectionLagEnvironment,
+    CONSISTENCY_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(5000)
+      .describe('How long a query with a Consistency-Token waits for the read models before a 503.'),
+    CONSISTENCY_POLL_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(5)
+      .describe("How often a query waiting on a Consistency-Token reads the projections' checkpoints."),
   })
   .superRefine(checkEventLog)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
@@ -34,6 +46,10 @@ export const queryApiConfigSchema = z
       port: env.PORT,
       host: env.HOST,
       logLevel: env.LOG_LEVEL,
+      readiness: {
+        checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS,
+        maxProjectionLag: env.READY_MAX_PROJECTION_LAG,
+      },
       ...address,
       consistencyTimeoutMs: env.CONSISTENCY_TIMEOUT_MS,
       consistencyPollIntervalMs: env.CONSISTENCY_POLL_INTERVAL_MS,
@@ -42,6 +58,10 @@ export const queryApiConfigSchema = z
       catalog: { currency: env.CATALOG_CURRENCY, refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS },
       identity: identityConfig(env, address.publicBaseUrl),
     };
-  });
+  })
+  .describe(
+    'The query API of the distributed mode (npm run start:query-api): every read of the HTTP API, from ' +
+      'the MongoDB read models and the event log.',
+  );
 
 export type QueryApiConfig = z.infer<typeof queryApiConfigSchema>;

@@ -18,12 +18,12 @@ import { cursorLinks, decodeCursor, encodeCursor } from './order-cursor.ts';
 import { paginationQuery } from './pagination.ts';
 import { readYourWrites } from './read-your-writes.ts';
 
-const listingQuery = z.object({
+export const listingQuery = z.object({
   ...paginationQuery,
   status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
 });
 
-const revisionQuery = z
+export const revisionQuery = z
   .string()
   .regex(/^\d{1,9}$/, 'must be a stream revision: a whole number from 0')
   .transform(Number);
@@ -58,7 +58,7 @@ export const orderQueryRoutes = ({
   const readers = [
     authenticate(verifier),
     requireRole('customer', 'staff', 'auditor', 'admin'),
-    readYourWrites(progress, consistencyTimeoutMs),
+    readYourWrites(progress, consistencyTimeoutMs, () => eventStore.headPosition()),
   ];
 
   /** The order's stream, when the caller may see that order; 404 otherwise, never 403. */

@@ -5,11 +5,12 @@ export const positiveInt = (max: number) =>
     .string()
     .regex(/^\d+$/, 'must be a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`));
+    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`))
+    .meta({ description: `A whole number from 1 to ${max}.` });
 
 /** The query parameters of both envelope variants (decisions.md, Pagination envelope). */
 export const paginationQuery = {
   page: positiveInt(1_000_000).optional(),
-  perPage: positiveInt(100).default(20),
+  perPage: positiveInt(100).prefault('20'),
   cursor: z.string().max(512).optional(),
 };

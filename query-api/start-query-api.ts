@@ -10,17 +10,23 @@ import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { createHttpApp } from '../infrastructure/http/create-app.ts';
 import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
+import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
+import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createCheckpointProgress } from '../projections/checkpoint-progress.ts';
 import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
 import { createMongoOrderReadModel } from '../projections/mongo-order-read-model.ts';
 import { createMongoWebhookSubscriptionReadModel } from '../projections/mongo-webhook-subscription-read-model.ts';
+import { projectionLagCheck } from '../projections/projection-lag.ts';
+import { registerProjectionMetrics } from '../projections/projection-metrics.ts';
 import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
 import { createMongoDeliveryLog } from '../webhook-dispatcher/mongo-delivery-log.ts';
 import { auditRoutes } from './audit-routes.ts';
 import type { QueryApiConfig } from './config.ts';
 import { orderQueryRoutes } from './order-query-routes.ts';
 import { webhookQueryRoutes } from './webhook-query-routes.ts';
+import { serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type QueryApiDeps = { config: QueryApiConfig; logger: Logger; clock: Clock };
 
@@ -51,6 +57,26 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     });
   const ordersProgress = progressOf(orderProjectionName);
   const subscriptionsProgress = progressOf(subscriptionProjectionName);
+  // The projections run in their own process: where they are is their stored checkpoint.
+  const checkpointOf = (projection: string) => async () => (await checkpoints.load(projection)) ?? null;
+  const projections = {
+    [orderProjectionName]: checkpointOf(orderProjectionName),
+    [subscriptionProjectionName]: checkpointOf(subscriptionProjectionName),
+  };
+  const metrics = createMetricsRegistry();
+  registerProjectionMetrics({ registry: metrics, eventStore, projections });
+  const readiness = createReadiness({
+    timeoutMs: config.readiness.checkTimeoutMs,
+    checks: {
+      eventLog: eventLogCheck(eventStore),
+      mongodb: pingCheck(mongo.ping),
+      projections: projectionLagCheck({
+        eventStore,
+        projections,
+        maxLag: config.readiness.maxProjectionLag,
+      }),
+    },
+  });
 
   const app = createHttpApp({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
@@ -62,6 +88,12 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         representations: createCatalogRepresentations({ store: catalog, ...config.catalog }),
       }),
       healthRoutes(),
+      serviceDocsRoutes({
+        baseUrl: config.publicBaseUrl,
+        docsUrl: config.docsUrl,
+        errorTypeBase: config.errorTypeBase,
+        realm: config.identity.realm,
+      }),
       ...identity.routers,
       orderQueryRoutes({
         readModel: await createMongoOrderReadModel(db),
@@ -75,11 +107,14 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         subscriptions: await createMongoWebhookSubscriptionReadModel(db),
         deliveryLog: await createMongoDeliveryLog(db),
         progress: subscriptionsProgress,
+        headPosition: () => eventStore.headPosition(),
         verifier: identity.verifier,
         consistencyTimeoutMs: config.consistencyTimeoutMs,
       }),
     ],
     errorMappers: identity.errorMappers,
+    metrics,
+    readiness,
   });
 
   const http = await listen(app, config.port, config.host);

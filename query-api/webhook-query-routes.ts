@@ -6,6 +6,7 @@ import { notFound, validationFailed } from '../infrastructure/http/api-error.ts'
 import { uuidParam } from '../infrastructure/http/path-params.ts';
 import { sendJson } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
+import type { GlobalPosition } from '../infrastructure/event-store/event-store.ts';
 import type { ProjectionProgress } from '../projections/projection-progress.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
 import { subscriptionResource } from '../projections/webhook-subscription-view.ts';
@@ -19,13 +20,15 @@ export type WebhookQueryDeps = {
   deliveryLog: DeliveryLog;
   /** The subscription projection's progress, for Consistency-Token. */
   progress: ProjectionProgress;
+  /** The log's last position, to refuse a Consistency-Token beyond it. */
+  headPosition: () => Promise<GlobalPosition | null>;
   verifier: AccessTokenVerifier;
   consistencyTimeoutMs: number;
 };
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
 const subscriptionIdParam = (request: Request) => uuidParam(request, 'subscriptionId', noSuchSubscription);
-const deliveriesQuery = z.object(paginationQuery);
+export const deliveriesQuery = z.object(paginationQuery);
 
 /** Admin configuration: kept by the admin's browser only, revalidated on each use. */
 const adminOnly = { 'Cache-Control': 'private, no-cache' };
@@ -38,6 +41,7 @@ export const webhookQueryRoutes = ({
   subscriptions,
   deliveryLog,
   progress,
+  headPosition,
   verifier,
   consistencyTimeoutMs,
 }: WebhookQueryDeps): Router => {
@@ -45,7 +49,7 @@ export const webhookQueryRoutes = ({
   const admin = [
     authenticate(verifier),
     requireRole('admin'),
-    readYourWrites(progress, consistencyTimeoutMs),
+    readYourWrites(progress, consistencyTimeoutMs, headPosition),
   ];
 
   const subscriptionFor = async (request: Request) => {

@@ -14,7 +14,7 @@ import { webhookConfig, webhookEnvironment } from './webhook-config.ts';
 /**
  * The webhook dispatcher of the distributed mode (`npm run start:webhook-dispatcher`). Run as many as the
  * load needs: they share the topic's partitions in one consumer group and the retry state in MongoDB.
- * Its HTTP port serves only GET /health.
+ * Its HTTP port serves GET /health, /ready and /metrics.
  */
 export const dispatcherConfigSchema = z
   .object({
@@ -23,14 +23,28 @@ export const dispatcherConfigSchema = z
     ...mongoEnvironment,
     ...kafkaEnvironment,
     ...webhookEnvironment,
-    KAFKA_CONSUMER_GROUP: z.string().min(1).default('webhook-dispatcher'),
-    /** How long a group member may be silent before its partitions go to the others (a crashed dispatcher). */
-    KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(300_000).default(30_000),
-    /**
-     * How long a delivery claimed by one dispatcher is its own; a crashed dispatcher's deliveries are taken
-     * over after this. Longer than WEBHOOK_TIMEOUT_MS, so that a slow attempt is never sent twice at once.
-     */
-    WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+    KAFKA_CONSUMER_GROUP: z
+      .string()
+      .min(1)
+      .default('webhook-dispatcher')
+      .describe('The consumer group the dispatchers share the events in.'),
+    KAFKA_SESSION_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(6000)
+      .max(300_000)
+      .default(30_000)
+      .describe('How long a group member may be silent before its partitions go to the other dispatchers.'),
+    WEBHOOK_LEASE_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .max(3_600_000)
+      .default(60_000)
+      .describe(
+        "How long a claimed delivery is one dispatcher's before another takes it over; more than " +
+          'WEBHOOK_TIMEOUT_MS + 1000, so that a slow attempt is never sent twice at once.',
+      ),
   })
   .superRefine((env, context) => {
     if (env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS + 1000) {
@@ -49,6 +63,7 @@ export const dispatcherConfigSchema = z
     port: env.PORT,
     host: env.HOST,
     logLevel: env.LOG_LEVEL,
+    readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS },
     eventLog: eventLogConfig(env),
     mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
     kafka: {
@@ -58,6 +73,10 @@ export const dispatcherConfigSchema = z
     },
     webhooks: webhookConfig(env),
     leaseMs: env.WEBHOOK_LEASE_MS,
-  }));
+  }))
+  .describe(
+    'The webhook dispatcher of the distributed mode (npm run start:webhook-dispatcher): consumes the public ' +
+      'events from Kafka in a consumer group and delivers them to the subscribers. Run as many as needed.',
+  );
 
 export type DispatcherConfig = z.infer<typeof dispatcherConfigSchema>;

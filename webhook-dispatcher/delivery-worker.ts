@@ -4,6 +4,7 @@ import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
 import type { LiveSubscriptionView } from '../projections/webhook-subscription-view.ts';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
+import type { DeliveryMetrics, DeliveryOutcome } from './delivery-metrics.ts';
 import type { Delivery, DeliveryQueue, Settlement } from './delivery-queue.ts';
 import type { WebhookPoster, WebhookResponse } from './post-webhook.ts';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
@@ -21,6 +22,8 @@ export type DeliveryWorkerDeps = {
   /** Disables a subscription whose receiver answered 410 Gone (an event on its stream). */
   disableSubscription: (subscriptionId: string, reason: string) => Promise<void>;
   logger: Logger;
+  /** Counts each recorded attempt by outcome. */
+  metrics: DeliveryMetrics;
   /** Names this instance in leases; instances share the queue. */
   instanceId?: string;
   /** Attempts under way at once, in all. */
@@ -41,6 +44,12 @@ type Judgement = {
   statusCode: number | null;
   error: string | null;
   retryAfterMs: number | null;
+};
+
+const outcomeOf = (judgement: Judgement, settlement: Settlement): DeliveryOutcome => {
+  if (judgement.outcome === 'delivered') return 'succeeded';
+  if (judgement.outcome === 'gone') return 'gone';
+  return settlement.status === 'dead' ? 'dead-lettered' : 'failed';
 };
 
 const judge = (response: WebhookResponse, now: Date): Judgement => {
@@ -88,6 +97,7 @@ export const startDeliveryWorker = ({
   now,
   disableSubscription,
   logger,
+  metrics,
   instanceId = randomUUID(),
   maxInFlight = 64,
   maxInFlightPerSubscription = 4,
@@ -155,6 +165,7 @@ export const startDeliveryWorker = ({
     const subscription = await subscriptions.get(delivery.subscriptionId);
     if (!subscription || subscription.status !== 'active') {
       await record(delivery, at, { outcome: 'cancelled', error: 'the subscription is inactive or removed' });
+      metrics.attempted('cancelled');
       await queue.settle(delivery.id, instanceId, { status: 'cancelled' });
       return;
     }
@@ -176,6 +187,7 @@ export const startDeliveryWorker = ({
         settlement.status === 'pending' ? new Date(settlement.nextAttemptAt).toISOString() : null,
       deadLettered: settlement.status === 'dead' && judgement.outcome !== 'gone',
     });
+    metrics.attempted(outcomeOf(judgement, settlement));
     await queue.settle(delivery.id, instanceId, settlement);
     if (judgement.outcome === 'gone') await disableSubscription(subscription.id, goneReason);
   };

@@ -3,14 +3,19 @@ import type { Logger } from 'pino';
 import { createSubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
 import { createKafkaEventBus } from '../infrastructure/bus/kafka-event-bus.ts';
 import type { Clock } from '../infrastructure/clock.ts';
+import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { startOperationsServer } from '../infrastructure/http/operations-server.ts';
+import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
+import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createCheckpointProgress } from '../projections/checkpoint-progress.ts';
 import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
 import { createMongoWebhookSubscriptionReadModel } from '../projections/mongo-webhook-subscription-read-model.ts';
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
 import type { DispatcherConfig } from './config.ts';
+import { createDeliveryMetrics } from './delivery-metrics.ts';
 import { createMongoDeliveryLog } from './mongo-delivery-log.ts';
 import { createMongoDeliveryQueue } from './mongo-delivery-queue.ts';
 import { createWebhookPoster } from './post-webhook.ts';
@@ -30,8 +35,10 @@ const subscriptionsWaitMs = 30_000;
  * opened only to append a DisableSubscription when a receiver answers 410 Gone.
  */
 export const startDispatcherProcess = async ({ config, logger, clock }: DispatcherProcessDeps) => {
+  const metrics = createMetricsRegistry();
   const mongo = await connectMongo(config.mongo);
-  const eventStore = openEventLog(config.eventLog);
+  // Appends only DisableSubscription, when a receiver answers 410 Gone.
+  const eventStore = countingAppends(openEventLog(config.eventLog), metrics);
   const { db } = mongo;
   const settings = config.webhooks;
   const subscriptionsProgress = createCheckpointProgress({
@@ -72,8 +79,23 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
     now: () => clock.now(),
     newId: randomUUID,
     logger,
+    metrics: createDeliveryMetrics(metrics),
   });
-  const http = await startOperationsServer({ port: config.port, host: config.host, logger });
+  const readiness = createReadiness({
+    timeoutMs: config.readiness.checkTimeoutMs,
+    checks: {
+      eventLog: eventLogCheck(eventStore),
+      mongodb: pingCheck(mongo.ping),
+      kafka: pingCheck(bus.ping),
+    },
+  });
+  const http = await startOperationsServer({
+    port: config.port,
+    host: config.host,
+    logger,
+    metrics,
+    readiness,
+  });
   logger.info({ url: http.url, group: config.kafka.group }, 'webhook dispatcher running');
   return {
     url: http.url,

@@ -5,6 +5,7 @@ import type { Topics } from '../projections/public-events.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
 import { createEventAcceptor } from './accept-events.ts';
 import type { DeliveryLog } from './delivery-log.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
 import { startDeliveryWorker } from './delivery-worker.ts';
 import type { WebhookPoster } from './post-webhook.ts';
@@ -28,6 +29,8 @@ export type WebhookDispatcherDeps = {
   now: () => Date;
   newId: () => string;
   logger: Logger;
+  /** Counts delivery attempts by outcome (webhook_deliveries_total). */
+  metrics: DeliveryMetrics;
   instanceId?: string;
   /** How long a claimed delivery is this dispatcher's before another may take it over. */
   leaseMs?: number;
@@ -51,6 +54,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     retryPolicy: deps.retryPolicy,
     now: deps.now,
     logger,
+    metrics: deps.metrics,
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
     async disableSubscription(subscriptionId, reason) {

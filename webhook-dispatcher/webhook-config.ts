@@ -13,17 +13,36 @@ const secretKey = z
 
 /** Environment variables of webhook management and delivery, shared by every process that needs them. */
 export const webhookEnvironment = {
-  /** Lifts the refusal of loopback, private and metadata addresses: for tests and local demos only. */
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
-  /** Waits before each retry, in ms; after the last, a delivery is dead-lettered. */
-  WEBHOOK_RETRY_SCHEDULE: retrySchedule.optional(),
-  /** A delivery succeeds with a 2xx within this many ms. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  /** Seals webhook secrets at rest: base64 of 32 bytes. Without it the embedded default keeps one in DATA_DIR. */
-  WEBHOOK_SECRET_KEY: secretKey.optional(),
-  /** A file holding WEBHOOK_SECRET_KEY (as `npm run admin -- keys:init` writes it). */
-  WEBHOOK_SECRET_KEY_FILE: z.string().min(1).optional(),
-  /** DNS servers for webhook hosts (host:port, comma-separated); the system resolver when unset. */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      'Lifts the refusal of loopback, private and metadata addresses: for tests and local demos only.',
+    ),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule
+    .optional()
+    .describe(
+      'Waits before each retry, in ms, comma-separated; after the last, a delivery is dead-lettered ' +
+        '(default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h).',
+    ),
+  WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe('A delivery succeeds with a 2xx within this many ms.'),
+  WEBHOOK_SECRET_KEY: secretKey
+    .optional()
+    .describe(
+      'Seals webhook secrets at rest: base64 of 32 bytes (a secret: prefer WEBHOOK_SECRET_KEY_FILE). ' +
+        'Without it the embedded default keeps one in DATA_DIR/keys.',
+    ),
+  WEBHOOK_SECRET_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('A file holding WEBHOOK_SECRET_KEY (as `npm run admin -- keys:init` writes it).'),
   WEBHOOK_DNS_SERVERS: z
     .string()
     .transform((value) =>
@@ -32,7 +51,8 @@ export const webhookEnvironment = {
         .map((server) => server.trim())
         .filter(Boolean),
     )
-    .optional(),
+    .optional()
+    .describe('DNS servers for webhook hosts (host:port, comma-separated); the system resolver when unset.'),
 };
 
 type WebhookEnvironment = {

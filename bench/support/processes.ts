@@ -24,7 +24,7 @@ if (pinned)
 /**
  * Starts a Node process of the project and waits for the URL it announces (a log line, or a bare URL).
  * With `logFile`, everything it writes (stdout and stderr) goes on being appended to that file for as long
- * as it runs; without, stderr is this process's and stdout is read only until the URL.
+ * as it runs; without, stderr is this process's and stdout is read for the URL, then dropped.
  */
 export const startProcess = async (
   script: string,
@@ -60,11 +60,22 @@ export const startProcess = async (
   };
   const lines = createInterface({ input: child.stdout! });
   if (logFd === undefined) {
-    for await (const line of lines) {
-      const url = urlOf(line);
-      if (url) return started(url);
-    }
-    throw new Error(`${script} exited before announcing its URL`);
+    // The log is read (and dropped) after the URL too: a pipe nobody reads would stall the server once
+    // its buffer is full (one line per request at LOG_LEVEL=info).
+    return new Promise<Started>((resolve, reject) => {
+      let announced = false;
+      lines.on('line', (line) => {
+        if (announced) return;
+        const url = urlOf(line);
+        if (url) {
+          announced = true;
+          resolve(started(url));
+        }
+      });
+      child.once('exit', () => {
+        if (!announced) reject(new Error(`${script} exited before announcing its URL`));
+      });
+    });
   }
   return new Promise<Started>((resolve, reject) => {
     let announced = false;

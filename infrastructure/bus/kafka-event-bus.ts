@@ -59,6 +59,12 @@ const once = (connect: () => Promise<void>) => {
  * With a dead-letter option, the maxAttempts-th failure in a row hands the batch's messages one at a time
  * and dead-letters those that fail, so that a poison message does not block its partition.
  */
+/** The Kafka bus, plus what GET /ready asks of it. */
+export type KafkaEventBus = EventBus & {
+  /** Resolves once a broker answered a metadata request (the cluster is reachable). */
+  ping(): Promise<void>;
+};
+
 export const createKafkaEventBus = ({
   brokers,
   clientId,
@@ -68,7 +74,7 @@ export const createKafkaEventBus = ({
   sessionTimeoutMs = 30_000,
   maxWaitTimeMs = 1000,
   topicReadyTimeoutMs = 60_000,
-}: KafkaEventBusOptions): EventBus => {
+}: KafkaEventBusOptions): KafkaEventBus => {
   const kafka = new Kafka({
     clientId,
     brokers: [...brokers],
@@ -245,6 +251,12 @@ export const createKafkaEventBus = ({
     publish,
 
     consume,
+
+    async ping() {
+      if (closed) throw new Error('the event bus is closed');
+      await connectAdmin();
+      await admin.describeCluster();
+    },
 
     async close() {
       closed = true;

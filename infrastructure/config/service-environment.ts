@@ -2,12 +2,50 @@ import { z } from 'zod';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
+/** How much a process logs (pino levels). */
+export const logLevel = z
+  .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  .default('info')
+  .describe('pino log level: fatal, error, warn, info (one line per request), debug, trace, or silent.');
+
+/** GET /ready of every process. */
+export const readinessEnvironment = {
+  READY_CHECK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(60_000)
+    .default(500)
+    .describe('How long GET /ready waits for each store to answer before reporting it failing.'),
+};
+
+/** GET /ready of a process that runs or reads read models (embedded default, query API, projections). */
+export const projectionLagEnvironment = {
+  READY_MAX_PROJECTION_LAG: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(1000)
+    .describe('GET /ready answers 503 while a read model trails the head of the event log by more events.'),
+};
+
 /** Variables every process of the distributed mode reads: where it listens and how much it logs. */
 export const processEnvironment = (defaultPort: number) => ({
-  PORT: z.coerce.number().int().min(0).max(65535).default(defaultPort),
-  /** Loopback by default; containers set 0.0.0.0. */
-  HOST: z.string().min(1).default('127.0.0.1'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(defaultPort)
+    .describe('HTTP port to listen on; 0 picks a free one.'),
+  HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('Interface to listen on: loopback by default; containers set 0.0.0.0.'),
+  LOG_LEVEL: logLevel,
+  ...readinessEnvironment,
 });
 
 /**
@@ -15,15 +53,31 @@ export const processEnvironment = (defaultPort: number) => ({
  * Required: both APIs of the distributed mode must agree on it (it is also the tokens' default issuer).
  */
 export const publicAddressEnvironment = {
-  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }),
-  ERROR_TYPE_BASE: z.url().optional(),
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .describe("The service's public address ({base_url} of the spec; also the tokens' default issuer)."),
+  ERROR_TYPE_BASE: z
+    .url()
+    .optional()
+    .describe('Prefix of problem `type` URIs ({error_type_base}); default PUBLIC_BASE_URL/problems.'),
+  DOCS_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      'Where the orders and products tags of the OpenAPI document link ({docs_url}); default PUBLIC_BASE_URL/docs.',
+    ),
 };
 
-export const publicAddress = (env: { PUBLIC_BASE_URL: string; ERROR_TYPE_BASE?: string | undefined }) => {
+export const publicAddress = (env: {
+  PUBLIC_BASE_URL: string;
+  ERROR_TYPE_BASE?: string | undefined;
+  DOCS_URL?: string | undefined;
+}) => {
   const publicBaseUrl = withoutTrailingSlash(env.PUBLIC_BASE_URL);
   return {
     publicBaseUrl,
     errorTypeBase: withoutTrailingSlash(env.ERROR_TYPE_BASE ?? `${publicBaseUrl}/problems`),
+    docsUrl: withoutTrailingSlash(env.DOCS_URL ?? `${publicBaseUrl}/docs`),
   };
 };
 
@@ -32,10 +86,23 @@ export const publicAddress = (env: { PUBLIC_BASE_URL: string; ERROR_TYPE_BASE?: 
  * on the host opens (SQLite serialises their appends; each process polls it for the others' events).
  */
 export const eventLogEnvironment = {
-  EVENTSTORE_URL: z.string().min(1).optional(),
-  EVENT_LOG_FILE: z.string().min(1).optional(),
-  /** How often a process following a shared log file looks for events another process appended. */
-  EVENT_LOG_POLL_INTERVAL_MS: z.coerce.number().int().min(1).max(10_000).default(10),
+  EVENTSTORE_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The event log on EventStoreDB (esdb://host:2113?tls=false); set this or EVENT_LOG_FILE.'),
+  EVENT_LOG_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The event log as a node:sqlite file every process on this host opens; or EVENTSTORE_URL.'),
+  EVENT_LOG_POLL_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(10)
+    .describe('How often a process following EVENT_LOG_FILE looks for events another process appended.'),
 };
 
 export type EventLogConfig =
@@ -72,22 +139,46 @@ export const eventLogConfig = (env: {
     : { kind: 'sqlite-file', path: env.EVENT_LOG_FILE!, pollIntervalMs: env.EVENT_LOG_POLL_INTERVAL_MS };
 
 export const mongoEnvironment = {
-  MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URL'),
-  MONGODB_DATABASE: z.string().min(1).default('order_service'),
+  MONGODB_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URL')
+    .describe('MongoDB connection string: read models, users, keys, retry state (may hold a password).'),
+  MONGODB_DATABASE: z.string().min(1).default('order_service').describe('The MongoDB database.'),
 };
 
 export const kafkaEnvironment = {
   KAFKA_BROKERS: z
     .string()
     .regex(/^\s*[^\s,]+:\d+(\s*,\s*[^\s,]+:\d+)*\s*$/, 'must be host:port, comma-separated')
-    .transform((value) => value.split(',').map((broker) => broker.trim())),
-  KAFKA_CLIENT_ID: z.string().min(1).optional(),
-  /** Partitions of the topics the service creates when they are missing. */
-  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
-  KAFKA_TOPIC_ORDER_EVENTS: z.string().min(1).default('order-events'),
-  KAFKA_TOPIC_WEBHOOK_REQUESTS: z.string().min(1).default('webhook-requests'),
-  /** Where the dispatcher puts messages it cannot read, instead of blocking their partition. */
-  KAFKA_TOPIC_DEAD_LETTER: z.string().min(1).default('webhook-dispatcher.dead-letter'),
+    .transform((value) => value.split(',').map((broker) => broker.trim()))
+    .describe('Kafka brokers, host:port, comma-separated.'),
+  KAFKA_CLIENT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The Kafka client id; default the process's name (order-service-projections, ...)."),
+  KAFKA_PARTITIONS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(6)
+    .describe('Partitions of the topics the service creates when they are missing.'),
+  KAFKA_TOPIC_ORDER_EVENTS: z
+    .string()
+    .min(1)
+    .default('order-events')
+    .describe('The topic of the public order events.'),
+  KAFKA_TOPIC_WEBHOOK_REQUESTS: z
+    .string()
+    .min(1)
+    .default('webhook-requests')
+    .describe('The topic of webhook test and retry requests.'),
+  KAFKA_TOPIC_DEAD_LETTER: z
+    .string()
+    .min(1)
+    .default('webhook-dispatcher.dead-letter')
+    .describe('Where the dispatcher puts messages it cannot read, instead of blocking their partition.'),
 };
 
 export const kafkaConfig = (

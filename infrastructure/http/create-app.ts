@@ -1,6 +1,10 @@
 import express, { type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { httpMetrics } from '../metrics/http-metrics.ts';
+import type { Readiness } from '../operations/readiness.ts';
 import { enforceCacheControlRules } from './cache-control.ts';
+import { metricsRoutes } from './metrics-routes.ts';
 import {
   errorHandler,
   notFoundHandler,
@@ -8,12 +12,19 @@ import {
   type ErrorMapper,
   type ProblemSettings,
 } from './problem-details.ts';
+import { readinessRoutes } from './readiness-routes.ts';
 import { requestId } from './request-id.ts';
+import { requestLog } from './request-log.ts';
+import { securityHeaders } from './security-headers.ts';
 
 export type HttpAppOptions = {
   problems: ProblemSettings;
   logger: Logger;
   routers: Router[];
+  /** The process's metrics registry: request durations go in, GET /metrics serves it. */
+  metrics: Registry;
+  /** What GET /ready checks. */
+  readiness: Readiness;
   errorMappers?: ErrorMapper[];
   /** Express's `trust proxy`: whom to believe about the client address (X-Forwarded-For). */
   trustProxy?: boolean | number | string;
@@ -29,11 +40,16 @@ const bodyParsers = (): RequestHandler => {
   };
 };
 
-/** The HTTP stack every service shares, around the routers it is given. */
+/**
+ * The HTTP stack every service shares, around the routers it is given: request id, one log line and one
+ * duration sample per request, security headers, body limits, GET /ready and GET /metrics, problem details.
+ */
 export const createHttpApp = ({
   problems,
   logger,
   routers,
+  metrics,
+  readiness,
   errorMappers = [],
   trustProxy = false,
 }: HttpAppOptions) => {
@@ -43,8 +59,12 @@ export const createHttpApp = ({
   app.set('trust proxy', trustProxy);
   enforceCacheControlRules(app);
   app.use(requestId);
+  app.use(requestLog(logger));
+  app.use(httpMetrics(metrics));
+  app.use(securityHeaders());
   app.use(bodyParsers());
   for (const router of routers) app.use(router);
+  app.use(readinessRoutes(readiness), metricsRoutes(metrics));
   app.get(`${new URL(problems.errorTypeBase).pathname.replace(/\/$/, '')}/:kind`, problemTypeDocs);
   app.use(notFoundHandler(problems.errorTypeBase));
   app.use(errorHandler(problems, logger, errorMappers));

@@ -1,26 +1,35 @@
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Readiness } from '../operations/readiness.ts';
 import { createHttpApp } from './create-app.ts';
 import { healthRoutes } from './health-routes.ts';
 import { listen } from './listen.ts';
 
 /**
  * The HTTP port of a process that serves no API (projections, webhook dispatcher): only what an
- * orchestrator asks, such as GET /health. Its problem types are relative to its own address.
+ * orchestrator or a monitoring system asks: GET /health, GET /ready, GET /metrics. Its problem types are
+ * relative to its own address.
  */
 export const startOperationsServer = ({
   port,
   host,
   logger,
+  metrics,
+  readiness,
 }: {
   port: number;
   host: string;
   logger: Logger;
+  metrics: Registry;
+  readiness: Readiness;
 }) =>
   listen(
     createHttpApp({
       problems: { errorTypeBase: `http://localhost:${port}/problems`, realm: 'order-service' },
       logger,
       routers: [healthRoutes()],
+      metrics,
+      readiness,
     }),
     port,
     host,

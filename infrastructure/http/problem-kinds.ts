@@ -33,6 +33,11 @@ export const problemKinds = {
     title: 'Precondition Failed',
     description: 'The If-Match ETag is stale: the resource changed since you read it. Read it again.',
   },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method Not Allowed',
+    description: 'This resource does not support this method; the Allow header lists those it does.',
+  },
   'payload-too-large': {
     status: 413,
     title: 'Content Too Large',
@@ -62,6 +67,14 @@ export const problemKinds = {
     status: 503,
     title: 'Service Unavailable',
     description: 'The service cannot answer now; retry after the number of seconds in Retry-After.',
+  },
+  'not-ready': {
+    status: 503,
+    title: 'Service Unavailable',
+    description:
+      'The process is alive but not ready to serve: a store it uses does not answer, or its read models trail ' +
+      'the event log by more than the configured bound. The checks member reports each dependency; retry ' +
+      'after the number of seconds in Retry-After.',
   },
 } as const satisfies Record<string, { status: number; title: string; description: string }>;
 

@@ -1,6 +1,11 @@
 import { MongoClient, type Db } from 'mongodb';
 
-export type MongoConnection = { db: Db; close: () => Promise<void> };
+export type MongoConnection = {
+  db: Db;
+  /** Resolves once the server answered a ping (what GET /ready asks). */
+  ping: () => Promise<void>;
+  close: () => Promise<void>;
+};
 
 /** Connects to the configured database; the driver reconnects on its own after a connection is lost. */
 export const connectMongo = async ({
@@ -11,5 +16,12 @@ export const connectMongo = async ({
   database: string;
 }): Promise<MongoConnection> => {
   const client = await MongoClient.connect(url);
-  return { db: client.db(database), close: () => client.close() };
+  const db = client.db(database);
+  return {
+    db,
+    ping: async () => {
+      await db.command({ ping: 1 });
+    },
+    close: () => client.close(),
+  };
 };

@@ -1,13 +1,18 @@
-import { pino, type Logger } from 'pino';
+import { relative } from 'node:path';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { systemClock, type Clock } from '../clock.ts';
 import { ConfigurationError, parseConfig } from '../config/parse-config.ts';
+import { createLogger } from '../logging/create-logger.ts';
+import { environmentHelp } from './environment-help.ts';
 
 export type RunningProcess = { stop: () => Promise<void> };
 
 /**
- * The shell of every entry point: parses the environment once, creates the logger and the clock, starts
- * the process and stops it cleanly on SIGTERM or SIGINT. A bad variable exits 78 (EX_CONFIG) naming it.
+ * The shell of every entry point: with `--help`, prints the environment variables the process reads (from
+ * its zod schema) and exits 0 without starting anything. Otherwise parses the environment once, creates
+ * the logger and the clock, starts the process and stops it cleanly on SIGTERM or SIGINT (exit 0, or 1
+ * when stopping failed). A bad variable exits 78 (EX_CONFIG) naming it.
  */
 export const runProcess = <Schema extends z.ZodType<{ logLevel: string }>>({
   schema,
@@ -16,17 +21,27 @@ export const runProcess = <Schema extends z.ZodType<{ logLevel: string }>>({
   schema: Schema;
   start: (deps: { config: z.infer<Schema>; logger: Logger; clock: Clock }) => Promise<RunningProcess>;
 }): void => {
+  if (process.argv.slice(2).includes('--help')) {
+    const entryPoint = relative(process.cwd(), process.argv[1] ?? 'main.ts') || 'main.ts';
+    process.stdout.write(environmentHelp(schema, `Usage: node ${entryPoint} [--help]`));
+    return;
+  }
   const main = async () => {
     const config = parseConfig(schema, process.env);
-    const logger = pino({ level: config.logLevel });
+    const logger = createLogger({ level: config.logLevel });
     const running = await start({ config, logger, clock: systemClock });
     let stopping = false;
     const shutdown = async (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
-      await running.stop();
-      process.exitCode = 0;
+      try {
+        await running.stop();
+        process.exitCode = 0;
+      } catch (error) {
+        logger.error({ err: error }, 'could not stop cleanly');
+        process.exit(1);
+      }
     };
     process.once('SIGTERM', (signal) => void shutdown(signal));
     process.once('SIGINT', (signal) => void shutdown(signal));

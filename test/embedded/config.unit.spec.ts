@@ -12,8 +12,10 @@ describe('embedded configuration', () => {
       logLevel: 'info',
       publicBaseUrl: 'http://localhost:3000',
       errorTypeBase: 'http://localhost:3000/problems',
+      docsUrl: 'http://localhost:3000/docs',
       seedDemoUsers: true,
       consistencyTimeoutMs: 5000,
+      readiness: { checkTimeoutMs: 500, maxProjectionLag: 1000 },
       catalog: { seedDemo: true, currency: 'EUR', refreshIntervalMs: 1000 },
       identity: {
         signingKeyPem: undefined,
@@ -59,6 +61,7 @@ describe('embedded configuration', () => {
   it('derives the problem type base from the public URL', () => {
     const config = parseConfig(embeddedConfigSchema, { PUBLIC_BASE_URL: 'https://shop.example/api/' });
     expect(config.errorTypeBase).toBe('https://shop.example/api/problems');
+    expect(config.docsUrl).toBe('https://shop.example/api/docs');
   });
 
   it('names every bad variable, without echoing its value', () => {

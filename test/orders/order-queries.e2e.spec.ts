@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEventLog } from '../../infrastructure/event-store/open-event-log.ts';
+import { anEvent } from '../support/events.ts';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import { startTestService, testTarget, type TestService } from '../support/test-service.ts';
 
 let service: TestService;
 let alice: OrderActor;
@@ -232,17 +236,38 @@ describe('GET /audit/events', () => {
 
 describe('read your writes: Consistency-Token', () => {
   it('answers 503 with Retry-After when the read models do not reach the position in time', async () => {
-    const slow = await startTestService({ CONSISTENCY_TIMEOUT_MS: '50' });
+    const slow = await startTestService({ CONSISTENCY_TIMEOUT_MS: '0' });
+    // An event appended behind the service's back: it is in the log at once, in the read models only
+    // once the projections next look, which is later than a timeout of 0 ms.
+    const eventStoreUrl = testTarget() === 'distributed' ? process.env['EVENTSTORE_URL'] : undefined;
+    const log = openEventLog(
+      eventStoreUrl
+        ? { kind: 'eventstoredb', url: eventStoreUrl }
+        : { kind: 'sqlite-file', path: join(slow.dataDir, 'events.sqlite'), pollIntervalMs: 250 },
+    );
     try {
       const reader = await orderActor(slow, ['staff']);
-      const response = await reader.get('/orders', { 'Consistency-Token': '999999999' });
+      const { position } = await log.appendToStream(`probe-${randomUUID()}`, [anEvent()], {
+        expectedRevision: 'no-stream',
+      });
+      const response = await reader.get('/orders', { 'Consistency-Token': position.toString() });
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toBe('1');
       expect(response.headers.get('cache-control')).toBe('no-store');
       expect((await problemOf(response)).type).toBe('https://orders.example/problems/service-unavailable');
     } finally {
+      await log.close();
       await slow.stop();
     }
+  });
+
+  it('refuses at once a token beyond the end of the log: no command response carried it', async () => {
+    const response = await alice.get('/orders', { 'Consistency-Token': '999999999999' });
+    expect(response.status).toBe(400);
+    const problem = await problemOf(response);
+    expect(problem.errors).toEqual([
+      { field: 'Consistency-Token', message: expect.stringContaining('log has not reached') },
+    ]);
   });
 
   it('refuses a token that is not one', async () => {

@@ -16,6 +16,7 @@ import { startMethodRouter } from './method-router.ts';
 import type { FromChild, ServiceName, ToChild } from './service-process.ts';
 import { testClock, type TestClock, type TestTime } from './test-clocks.ts';
 import { userHelpers, type TestService } from './test-service.ts';
+import { checkResponsesAgainstDocument } from './contract-fetch.ts';
 
 const serviceProcess = new URL('./service-process.ts', import.meta.url).pathname;
 export const serviceNames: readonly ServiceName[] = [
@@ -171,6 +172,7 @@ export const startDistributedTestService = async (
     },
   };
 
+  await checkResponsesAgainstDocument(router.url);
   return {
     url: router.url,
     dataDir,

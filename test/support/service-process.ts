@@ -1,9 +1,9 @@
 // A process of the distributed mode, as its own main.ts starts it, except for the clock: the test moves it
 // over IPC. Started by test/support/distributed-service.ts: `node service-process.ts <service>`.
-import { pino } from 'pino';
 import { commandApiConfigSchema } from '../../command-api/config.ts';
 import { startCommandApi } from '../../command-api/start-command-api.ts';
 import { parseConfig } from '../../infrastructure/config/parse-config.ts';
+import { createLogger } from '../../infrastructure/logging/create-logger.ts';
 import { projectionsConfigSchema } from '../../projections/config.ts';
 import { startProjections } from '../../projections/start-projections.ts';
 import { queryApiConfigSchema } from '../../query-api/config.ts';
@@ -27,7 +27,7 @@ const start = async (service: ServiceName) => {
     void clock.advance(message.ms).then(() => send({ type: 'advanced', id: message.id }));
   });
   const env = process.env;
-  const logger = (level: string) => pino({ level });
+  const logger = (level: string) => createLogger({ level });
   switch (service) {
     case 'command-api': {
       const config = parseConfig(commandApiConfigSchema, env);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { CatalogStore } from '../../catalog/catalog.ts';
 import { createSqliteCatalogStore } from '../../catalog/sqlite-catalog-store.ts';
 import type { IdempotencyStore } from '../../command-api/idempotency.ts';
@@ -19,6 +19,7 @@ import { parseConfig } from '../../infrastructure/config/parse-config.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import type { CheckpointStore } from '../../projections/checkpoints.ts';
 import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
+import { checkResponsesAgainstDocument } from './contract-fetch.ts';
 import { startDistributedTestService } from './distributed-service.ts';
 import { testClock, type TestClock, type TestTime } from './test-clocks.ts';
 
@@ -100,19 +101,21 @@ export const testTarget = (): 'embedded' | 'distributed' =>
 /**
  * The real service on ephemeral ports over fresh data: the embedded default in `npm test`; with
  * TEST_TARGET=distributed (`npm run test:integration`), the four processes of the distributed mode on
- * FerretDB and Kafka. Environment variables a process does not read are ignored by it.
+ * FerretDB and Kafka. Environment variables a process does not read are ignored by it. `logger` (the
+ * embedded default only; silent unless given) receives the service's log, for tests of what it logs.
  */
 export const startTestService = (
   env: Record<string, string> = {},
-  { time = 'manual' }: { time?: TestTime } = {},
-): Promise<TestService> =>
-  testTarget() === 'distributed'
-    ? startDistributedTestService(env, { time })
-    : startEmbeddedTestService(env, { time });
+  { time = 'manual', logger }: { time?: TestTime; logger?: Logger } = {},
+): Promise<TestService> => {
+  if (testTarget() !== 'distributed') return startEmbeddedTestService(env, { time, logger });
+  if (logger) throw new Error('the distributed test service logs in its own processes: no logger option');
+  return startDistributedTestService(env, { time });
+};
 
 const startEmbeddedTestService = async (
   env: Record<string, string>,
-  { time }: { time: TestTime },
+  { time, logger = pino({ level: 'silent' }) }: { time: TestTime; logger?: Logger | undefined },
 ): Promise<TestService> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'order-service-test-'));
   // Webhook retries fall due by the clock: tests of deliveries let it run.
@@ -128,11 +131,16 @@ const startEmbeddedTestService = async (
   const start = () =>
     startEmbedded({
       config,
-      logger: pino({ level: 'silent' }),
+      logger,
       clock,
       announce: (text) => announced.push(text),
     });
-  let service = await start();
+  const startChecked = async () => {
+    const running = await start();
+    await checkResponsesAgainstDocument(running.url);
+    return running;
+  };
+  let service = await startChecked();
   const readStore = openDatabase({ path: join(dataDir, 'read-store.sqlite') });
   const users = createSqliteUserStore(readStore);
 
@@ -151,7 +159,7 @@ const startEmbeddedTestService = async (
     ...userHelpers(() => service.url, users, clock),
     async restart() {
       await service.stop();
-      service = await start();
+      service = await startChecked();
     },
     async stop() {
       readStore.close();

@@ -167,6 +167,10 @@ describe('webhook management over HTTP', () => {
     ]);
     const noEvents = await admin.send('PATCH', `/webhooks/${id}`, { events: [] });
     expect(noEvents.status).toBe(400);
+    const noChange = await admin.send('PATCH', `/webhooks/${id}`, {});
+    expect((await problemOf(noChange))['errors']).toEqual([
+      { field: 'body', message: 'name at least one of url, events, description, active' },
+    ]);
     const read = await admin.get(`/webhooks/${id}`, {
       'Consistency-Token': changed.headers.get('consistency-token')!,
     });

@@ -1,0 +1,40 @@
+import type { RequestHandler } from 'express';
+import { ApiError } from '../api-error.ts';
+
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+const templateRegex = (template: string) =>
+  new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+
+/**
+ * Answers by the document for a documented path: OPTIONS with the methods it has (204, Allow), any method
+ * it does not have with 405 and Allow (RFC 9110, section 15.5.6) instead of a 404 that would say the
+ * resource does not exist. Documented methods pass on to the routes.
+ */
+export const allowedMethods = (document: { paths: Record<string, object> }): RequestHandler => {
+  const resources = Object.entries(document.paths)
+    .map(([template, operations]) => {
+      const documented = Object.keys(operations).filter((key) => methods.includes(key));
+      const allow = [...documented, ...(documented.includes('get') ? ['head'] : []), 'options'];
+      return {
+        regex: templateRegex(template),
+        literal: !template.includes('{'),
+        allowed: new Set(allow.map((method) => method.toUpperCase())),
+        header: allow.map((method) => method.toUpperCase()).join(', '),
+      };
+    })
+    // A literal path (/users/me) before a template that would also match it.
+    .sort((a, b) => Number(b.literal) - Number(a.literal));
+
+  return (request, response, next) => {
+    const resource = resources.find(({ regex }) => regex.test(request.path));
+    if (!resource || (resource.allowed.has(request.method) && request.method !== 'OPTIONS')) return next();
+    if (request.method === 'OPTIONS') {
+      response.set({ Allow: resource.header, 'Cache-Control': 'no-store' }).status(204).end();
+      return;
+    }
+    throw new ApiError('method-not-allowed', `${request.method} is not supported here.`, {
+      headers: { Allow: resource.header },
+    });
+  };
+};

@@ -1,0 +1,203 @@
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import { problemKinds, type ProblemKind } from '../problem-kinds.ts';
+
+/** The four business tags of spec section 1, and one for what operators and tools use. */
+export type ApiTag = 'orders' | 'products' | 'auth' | 'webhooks' | 'operations';
+
+type HeaderSchema = { type: 'string'; pattern?: string; const?: string; format?: string };
+
+/** The response headers that matter to a client, documented once. */
+const responseHeaders = {
+  ETag: {
+    description: 'Strong entity tag of this representation, computed from its exact bytes.',
+    schema: { type: 'string', pattern: '^"[^"]*"$' },
+  },
+  'Last-Modified': {
+    description: 'When the resource last changed (HTTP-date; one-second granularity).',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: 'Who may store this response, and for how long.',
+    schema: { type: 'string' },
+  },
+  Pragma: { description: 'no-cache, for HTTP/1.0 caches.', schema: { type: 'string', const: 'no-cache' } },
+  Location: { description: 'The path of the resource this request created.', schema: { type: 'string' } },
+  'Consistency-Token': {
+    description:
+      'Log position of the last event this command appended. Send it back as a request header on a query to read your own write: the query waits (bounded) until the read models have reached it.',
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
+  'WWW-Authenticate': {
+    description:
+      'The bearer challenge: `Bearer realm="<realm>", error="invalid_token"` (no error attribute when no credentials were sent).',
+    schema: { type: 'string', pattern: '^Bearer realm=' },
+  },
+} satisfies Record<string, { description: string; schema: HeaderSchema }>;
+
+export type ResponseHeader = keyof typeof responseHeaders;
+
+export type ApiResponse = {
+  description: string;
+  /** The JSON body; none for 202 without body, 204 and 304. */
+  body?: z.ZodType;
+  /** Default application/json. */
+  contentType?: string;
+  /** Headers always sent; a string value is the exact value sent. */
+  headers?: Partial<Record<ResponseHeader, true | string>>;
+};
+
+type ProblemCase = string | { when: string; body: z.ZodType };
+
+export type ApiOperation = {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** OpenAPI form: /orders/{orderId}. */
+  path: string;
+  operationId: string;
+  tag: ApiTag;
+  summary: string;
+  description?: string;
+  /** Who may call it (a bearer token is then required); absent for public operations. */
+  access?: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  headers?: z.ZodObject;
+  body?: { schema: z.ZodType; media?: ('json' | 'form')[]; required?: boolean };
+  responses: Record<number, ApiResponse>;
+  /** Problems the operation answers beyond those every operation of its kind may (see problemsOf). */
+  problems?: Partial<Record<ProblemKind, ProblemCase>>;
+};
+
+export type ProblemBodies = {
+  /** Any problem: type, title, status, detail, instance and extension members. */
+  problem: z.ZodType;
+  /** 400: a problem whose errors member lists every field that failed. */
+  validation: z.ZodType;
+};
+
+const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+
+/** The problems every operation of this kind may answer, beside the ones it lists. */
+const problemsOf = (operation: ApiOperation): Partial<Record<ProblemKind, ProblemCase>> => {
+  const invalid = [
+    operation.body && 'the body is malformed or a field of it is invalid',
+    (operation.query || operation.headers) && 'a query parameter or header is invalid',
+  ].filter(Boolean);
+  return {
+    ...(invalid.length > 0
+      ? {
+          'validation-failed': `${invalid.join(', or ')}; errors lists each field.`.replace(/^./, (c) =>
+            c.toUpperCase(),
+          ),
+        }
+      : {}),
+    ...(operation.body
+      ? {
+          'payload-too-large': 'The body exceeds 100 kB.',
+          'unsupported-media-type': `The body is not ${(operation.body.media ?? ['json']).map((m) => mediaTypes[m]).join(' or ')}.`,
+        }
+      : {}),
+    ...(operation.access ? { unauthorized: 'The bearer token is missing, invalid or expired.' } : {}),
+    ...operation.problems,
+    internal: 'The server failed; nothing is disclosed about why.',
+  };
+};
+
+const headersObject = (headers: Partial<Record<ResponseHeader, true | string>>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => {
+      const header = responseHeaders[name as ResponseHeader];
+      const schema: HeaderSchema =
+        typeof value === 'string' ? { type: 'string', const: value } : header.schema;
+      return [name, { description: header.description, required: true, schema }];
+    }),
+  );
+
+const problemHeaders = (status: number): Partial<Record<ResponseHeader, true | string>> => ({
+  ...(status === 401 ? { 'WWW-Authenticate': true } : {}),
+  ...(status === 429 || status === 503 ? { 'Retry-After': true } : {}),
+  ...(status >= 500 ? { 'Cache-Control': 'no-store' } : {}),
+});
+
+/** Groups the problem kinds by status: one documented response per status, naming each kind and when. */
+const problemResponses = (
+  cases: Partial<Record<ProblemKind, ProblemCase>>,
+  bodies: ProblemBodies,
+  errorTypeBase: string,
+): Record<number, ResponseConfig> => {
+  const byStatus = new Map<number, { lines: string[]; body: z.ZodType }>();
+  for (const [kind, problemCase] of Object.entries(cases) as [ProblemKind, ProblemCase][]) {
+    const { status, title } = problemKinds[kind];
+    const when = typeof problemCase === 'string' ? problemCase : problemCase.when;
+    const entry = byStatus.get(status) ?? {
+      lines: [],
+      body: status === 400 ? bodies.validation : bodies.problem,
+    };
+    if (typeof problemCase !== 'string') entry.body = problemCase.body;
+    entry.lines.push(`\`${errorTypeBase}/${kind}\` (${title}): ${when}`);
+    byStatus.set(status, entry);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, { lines, body }]) => [
+      status,
+      {
+        description: lines.join('\n\n'),
+        headers: headersObject(problemHeaders(status)),
+        content: { 'application/problem+json': { schema: body } },
+      },
+    ]),
+  );
+};
+
+const successResponse = ({ description, body, contentType, headers = {} }: ApiResponse): ResponseConfig => ({
+  description,
+  headers: headersObject(headers),
+  ...(body ? { content: { [contentType ?? 'application/json']: { schema: body } } } : {}),
+});
+
+/** Adds an operation to the registry, with every response it can give. */
+export const registerOperation = (
+  registry: OpenAPIRegistry,
+  operation: ApiOperation,
+  { problems, errorTypeBase }: { problems: ProblemBodies; errorTypeBase: string },
+): void => {
+  const { body } = operation;
+  const request: RouteConfig['request'] = {
+    ...(operation.params ? { params: operation.params } : {}),
+    ...(operation.query ? { query: operation.query } : {}),
+    ...(operation.headers ? { headers: operation.headers } : {}),
+    ...(body
+      ? {
+          body: {
+            required: body.required ?? true,
+            content: Object.fromEntries(
+              (body.media ?? ['json']).map((media) => [mediaTypes[media], { schema: body.schema }]),
+            ),
+          },
+        }
+      : {}),
+  };
+  const description = [operation.description, operation.access && `**Who:** ${operation.access}.`]
+    .filter(Boolean)
+    .join('\n\n');
+  registry.registerPath({
+    method: operation.method,
+    path: operation.path,
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    ...(description ? { description } : {}),
+    security: operation.access ? [{ bearerAuth: [] }] : [],
+    request,
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(operation.responses).map(([status, response]) => [status, successResponse(response)]),
+      ),
+      ...problemResponses(problemsOf(operation), problems, errorTypeBase),
+    },
+  });
+};

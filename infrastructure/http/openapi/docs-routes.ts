@@ -1,0 +1,62 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Router } from 'express';
+import { jsonRepresentation, sendRepresentation } from '../representation.ts';
+
+/** Swagger UI's files, from the npm package: the reference works offline and loads nothing from elsewhere. */
+const swaggerUiDirectory = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/** Only what the page loads: not the package's other files (its demo page points at the internet). */
+const assets = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
+
+const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Order and Product Service: API reference</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/start.js"></script>
+</body>
+</html>
+`;
+
+// A file, not an inline script: the Content-Security-Policy allows scripts from this origin only.
+const startScript = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  tryItOutEnabled: true,
+  persistAuthorization: false,
+});
+`;
+
+/**
+ * GET /openapi.json (the document) and GET /docs (an interactive reference, Swagger UI, served from its npm
+ * package). The document may be fetched by anyone: it describes the public interface and holds no secret.
+ */
+export const apiDocsRoutes = (document: object): Router => {
+  const router = Router();
+  const documentRepresentation = jsonRepresentation(document, { cacheControl: 'public, no-cache' });
+
+  router.get('/openapi.json', (request, response) => {
+    sendRepresentation(request, response, documentRepresentation);
+  });
+  router.get('/docs', (_request, response) => {
+    response.set('Cache-Control', 'public, no-cache').type('html').send(page);
+  });
+  router.get('/docs/start.js', (_request, response) => {
+    response.set('Cache-Control', 'public, max-age=3600').type('text/javascript').send(startScript);
+  });
+  router.get('/docs/assets/:file', (request, response, next) => {
+    const file = request.params['file'] as string;
+    if (!assets.has(file)) return next();
+    response.sendFile(join(swaggerUiDirectory, file), { maxAge: '1d', dotfiles: 'deny' });
+  });
+  return router;
+};

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import type { ApiOperation } from '../infrastructure/http/openapi/api-operation.ts';
+import { problemKinds } from '../infrastructure/http/problem-kinds.ts';
+
+const checks = z
+  .record(z.string(), z.strictObject({ status: z.enum(['ok', 'failing']), detail: z.string().optional() }))
+  .meta({
+    description: 'Each dependency checked, such as the event log, the read store and each projection.',
+  });
+
+/** What operators and tools use: liveness, readiness, metrics, this document and the problem type pages. */
+export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] => [
+  {
+    method: 'get',
+    path: '/health',
+    operationId: 'getHealth',
+    tag: 'operations',
+    summary: 'Liveness: the process is up and serving HTTP',
+    responses: {
+      200: {
+        description: 'Alive.',
+        body: z.strictObject({ status: z.literal('ok') }),
+        headers: { 'Cache-Control': 'no-store' },
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/ready',
+    operationId: 'getReadiness',
+    tag: 'operations',
+    summary: 'Readiness: stores reachable, projections within a bound of the log head',
+    responses: {
+      200: {
+        description: 'Ready to serve.',
+        body: z.strictObject({ status: z.literal('ready'), checks }),
+        headers: { 'Cache-Control': 'no-store' },
+      },
+    },
+    problems: { 'not-ready': 'A store is unreachable or a projection lags; the checks member says which.' },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    tag: 'operations',
+    summary: 'Metrics in the Prometheus text format',
+    description:
+      'HTTP latency by route and status, events appended, projection lag, webhook deliveries by outcome, Kafka relay lag, and the process’s own.',
+    responses: {
+      200: {
+        description: 'The metrics.',
+        body: z.string(),
+        contentType: 'text/plain',
+        headers: { 'Cache-Control': 'no-store' },
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'operations',
+    summary: 'This document (OpenAPI 3.1)',
+    responses: {
+      200: {
+        description: 'The document.',
+        body: z.looseObject({ openapi: z.string() }),
+        headers: { ETag: true, 'Cache-Control': true },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getApiReference',
+    tag: 'operations',
+    summary: 'The interactive API reference (served by the service itself; works offline)',
+    responses: {
+      200: { description: 'An HTML page.', body: z.string(), contentType: 'text/html' },
+    },
+  },
+  {
+    method: 'get',
+    path: `${problemTypesPath}/{kind}`,
+    operationId: 'getProblemType',
+    tag: 'operations',
+    summary: 'What a problem type means: where the `type` URI of a problem leads',
+    params: z.object({ kind: z.enum(Object.keys(problemKinds) as [string, ...string[]]) }),
+    responses: {
+      200: {
+        description: 'The kind, its status, title and description.',
+        body: z.strictObject({
+          kind: z.string(),
+          status: z.int(),
+          title: z.string(),
+          description: z.string(),
+        }),
+        headers: { 'Cache-Control': 'public, max-age=86400' },
+      },
+    },
+    problems: { 'not-found': 'There is no problem kind of this name.' },
+  },
+];

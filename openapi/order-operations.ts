@@ -1,0 +1,285 @@
+import { z } from 'zod';
+import { idempotencyKeyFormat } from '../command-api/idempotent.ts';
+import { cancelBody, createOrderBody, noBody, paymentBody } from '../command-api/order-schemas.ts';
+import { orderStatuses } from '../domain/order/order.ts';
+import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
+import { auditQuery } from '../query-api/audit-routes.ts';
+import { listingQuery, revisionQuery } from '../query-api/order-query-routes.ts';
+import {
+  addressSchema,
+  consistencyTokenHeader,
+  cursorPageOf,
+  moneySchema,
+  pageOf,
+  timestamp,
+} from './common-schemas.ts';
+
+export const orderSchema = z
+  .strictObject({
+    id: z.uuid(),
+    status: z.enum(orderStatuses),
+    customerId: z.string().meta({ description: 'The user who placed the order.' }),
+    items: z
+      .array(
+        z.strictObject({
+          productId: z.string(),
+          productName: z
+            .string()
+            .meta({ description: 'Copied from the catalogue when the order was placed.' }),
+          quantity: z.int().min(1),
+          unitPrice: moneySchema,
+        }),
+      )
+      .min(1),
+    total: moneySchema,
+    shippingAddress: addressSchema,
+    note: z.string().nullable(),
+    payments: z.array(
+      z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
+    ),
+    cancellationReason: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({
+    id: 'Order',
+    description: 'An order (spec 2.1): prices, names and address as they were at ordering.',
+  });
+
+export const eventSchema = z
+  .strictObject({
+    id: z.uuid(),
+    type: z.string().meta({ description: 'The domain event’s name, such as OrderPlaced or OrderShipped.' }),
+    streamId: z.string(),
+    revision: z.int().min(0).meta({ description: 'Position in its stream, from 0.' }),
+    position: z
+      .string()
+      .regex(/^\d+$/)
+      .optional()
+      .meta({ description: 'Position in the global log (a decimal string: it may exceed 2^53).' }),
+    occurredAt: timestamp,
+    actor: z
+      .strictObject({ userId: z.string().optional(), roles: z.array(z.string()) })
+      .nullable()
+      .meta({ description: 'Who acted; a customer sees staff by role only; null for the system.' }),
+    correlationId: z.string().meta({ description: 'The X-Request-Id of the request that caused it.' }),
+    data: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The event as recorded; money in minor units.' }),
+  })
+  .meta({ id: 'Event', description: 'An event of the log, as recorded.' });
+
+const orderPath = z.object({ orderId: z.uuid() });
+
+const ifMatch = z.object({
+  'If-Match': z.string().optional().meta({
+    description:
+      'The ETag you last read: the command applies only if the order is still that version (412 otherwise).',
+  }),
+});
+
+const idempotencyKey = z.object({
+  'Idempotency-Key': z.string().regex(idempotencyKeyFormat).optional().meta({
+    description:
+      'Retrying with the same key and body replays the first answer instead of acting twice. Keys are per user and expire after 24 h.',
+  }),
+});
+
+const orderAfterCommand = (description: string): ApiResponse => ({
+  description,
+  body: orderSchema,
+  headers: { ETag: true, 'Last-Modified': true, 'Consistency-Token': true, 'Cache-Control': 'no-store' },
+});
+
+const commandProblems = {
+  'not-found': 'There is no such order, or it is another customer’s.',
+  'invalid-state-transition':
+    'The lifecycle forbids this move from the current status (currentStatus and attemptedAction say which).',
+  'precondition-failed': 'If-Match names a version the order no longer has. Nothing was appended.',
+} as const;
+
+const staffOnly = { forbidden: 'The caller is not staff (or admin).' } as const;
+
+const transition = (action: 'confirm' | 'ship' | 'deliver', from: string, to: string): ApiOperation => ({
+  method: 'post',
+  path: `/orders/{orderId}/${action}`,
+  operationId: `${action}Order`,
+  tag: 'orders',
+  summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order (${from} → ${to})`,
+  access: 'staff, admin',
+  params: orderPath,
+  headers: ifMatch,
+  body: { schema: noBody, required: false },
+  responses: { 200: orderAfterCommand(`The order, now ${to}.`) },
+  problems: { ...staffOnly, ...commandProblems },
+});
+
+const readProblems = (what: string) =>
+  ({
+    forbidden: 'The caller has no role that reads orders.',
+    'service-unavailable': 'Consistency-Token was sent and the read models did not reach it in time.',
+    'not-found': what,
+  }) as const;
+
+export const orderOperations: ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/orders',
+    operationId: 'placeOrder',
+    tag: 'orders',
+    summary: 'Place an order',
+    description:
+      'Prices and product names come from the catalogue at this moment; the address is copied from the caller’s stored address. Totals are the sum of quantity × unit price.',
+    access: 'customer, staff, admin',
+    headers: idempotencyKey,
+    body: { schema: createOrderBody },
+    responses: {
+      201: {
+        ...orderAfterCommand('The order, pending.'),
+        headers: {
+          ETag: true,
+          'Last-Modified': true,
+          'Consistency-Token': true,
+          'Cache-Control': 'no-store',
+          Location: true,
+        },
+      },
+    },
+    problems: {
+      forbidden: 'The caller’s role does not place orders (auditors).',
+      conflict: 'A request with this Idempotency-Key is still being processed.',
+      'idempotency-key-mismatch': 'This Idempotency-Key was used with a different body.',
+    },
+  },
+  {
+    method: 'get',
+    path: '/orders',
+    operationId: 'listOrders',
+    tag: 'orders',
+    summary: 'List orders',
+    description:
+      'Customers see their own orders, staff, auditors and admins all of them, newest first. `?page=` gives the page variant of the envelope, `?cursor=` the cursor variant (stable under concurrent inserts).',
+    access: 'customer, staff, auditor, admin',
+    query: listingQuery,
+    headers: consistencyTokenHeader,
+    responses: {
+      200: {
+        description: 'A page of orders.',
+        body: z.union([pageOf(orderSchema, 'OrderPage'), cursorPageOf(orderSchema, 'OrderCursorPage')]),
+        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },
+    },
+    problems: {
+      'validation-failed': 'A query parameter is invalid, or page and cursor were both given.',
+      ...readProblems('Never: an empty listing is an empty page.'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/orders/{orderId}',
+    operationId: 'getOrder',
+    tag: 'orders',
+    summary: 'Read an order',
+    description:
+      'From the read model. With `?revision=N` (staff, auditors, admins), the order as it was after event N of its history, replayed from the log.',
+    access: 'the order’s customer, staff, auditor, admin',
+    params: orderPath,
+    query: z.object({
+      revision: revisionQuery.optional().meta({ description: 'A stream revision, from 0.' }),
+    }),
+    headers: consistencyTokenHeader,
+    responses: {
+      200: {
+        description: 'The order.',
+        body: orderSchema,
+        headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },
+    },
+    problems: {
+      'validation-failed': 'revision is not a whole number.',
+      ...readProblems('There is no such order, it is another customer’s, or it has no such revision.'),
+      forbidden: 'A customer asked for a past revision, or the caller has no role that reads orders.',
+    },
+  },
+  {
+    method: 'get',
+    path: '/orders/{orderId}/events',
+    operationId: 'getOrderEvents',
+    tag: 'orders',
+    summary: 'Read an order’s event history',
+    description: 'Every event of the order’s stream, oldest first, as recorded.',
+    access: 'the order’s customer, staff, auditor, admin',
+    params: orderPath,
+    headers: consistencyTokenHeader,
+    responses: {
+      200: {
+        description: 'The history.',
+        body: z.array(eventSchema),
+        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },
+    },
+    problems: readProblems('There is no such order, or it is another customer’s.'),
+  },
+  transition('confirm', 'pending', 'confirmed'),
+  transition('ship', 'confirmed', 'shipped'),
+  transition('deliver', 'shipped', 'delivered'),
+  {
+    method: 'post',
+    path: '/orders/{orderId}/cancel',
+    operationId: 'cancelOrder',
+    tag: 'orders',
+    summary: 'Cancel an order (pending or confirmed → cancelled)',
+    access: 'the order’s customer, staff, admin',
+    params: orderPath,
+    headers: ifMatch,
+    body: { schema: cancelBody, required: false },
+    responses: { 200: orderAfterCommand('The order, now cancelled.') },
+    problems: { forbidden: 'The caller’s role does not cancel orders (auditors).', ...commandProblems },
+  },
+  {
+    method: 'post',
+    path: '/orders/{orderId}/payments',
+    operationId: 'recordPayment',
+    tag: 'orders',
+    summary: 'Record a payment',
+    description:
+      'Emits payment.received. The currency must be the order’s; a cancelled order takes no payment (409).',
+    access: 'staff, admin',
+    params: orderPath,
+    headers: ifMatch.extend(idempotencyKey.shape),
+    body: { schema: paymentBody },
+    responses: { 200: orderAfterCommand('The order, with the payment.') },
+    problems: {
+      ...staffOnly,
+      ...commandProblems,
+      conflict: 'A request with this Idempotency-Key is still being processed.',
+      'idempotency-key-mismatch': 'This Idempotency-Key was used with a different body.',
+    },
+  },
+  {
+    method: 'get',
+    path: '/audit/events',
+    operationId: 'listAuditEvents',
+    tag: 'orders',
+    summary: 'Read the global event log',
+    description:
+      'Every event, in log order, in the cursor envelope: `after` pages forward (exclusive), `before` back.',
+    access: 'auditor, admin',
+    query: auditQuery,
+    responses: {
+      200: {
+        description: 'A page of the log.',
+        body: cursorPageOf(eventSchema, 'EventCursorPage'),
+        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },
+    },
+    problems: {
+      'validation-failed': 'A query parameter is invalid, or after and before were both given.',
+      forbidden: 'The caller is not an auditor or admin.',
+    },
+  },
+];

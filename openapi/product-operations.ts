@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import {
+  categoryListCacheControl,
+  productDetailCacheControl,
+  productListCacheControl,
+} from '../catalog/catalog-representations.ts';
+import { searchQuery } from '../catalog/catalog-routes.ts';
+import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
+import { pageOf, problemSchema, timestamp } from './common-schemas.ts';
+
+const productSummary = z
+  .strictObject({ id: z.int().min(1), name: z.string() })
+  .meta({ id: 'ProductSummary', description: 'A product in a list: its id and name only (spec 2.2).' });
+
+const product = z
+  .strictObject({
+    id: z.int().min(1),
+    name: z.string(),
+    price: z
+      .number()
+      .meta({ description: 'Decimal, in the catalogue currency (configuration; default EUR).' }),
+    updatedAt: timestamp.meta({ description: 'RFC 3339 timestamp of the last change.' }),
+  })
+  .meta({ id: 'Product', description: 'A product (spec 2.2).' });
+
+const category = z.strictObject({ id: z.string(), name: z.string() }).meta({ id: 'Category' });
+
+const productNotFound = problemSchema.and(z.object({ code: z.literal('PRODUCT_NOT_FOUND') })).meta({
+  id: 'ProductNotFoundProblem',
+  description: 'Spec 4.2’s {code: PRODUCT_NOT_FOUND} inside a problem, so both readings of the spec hold.',
+});
+
+const notModified = (headers: ApiResponse['headers']): ApiResponse => ({
+  description: 'Not modified: the client’s copy is current. No body; the caching headers are repeated.',
+  ...(headers ? { headers } : {}),
+});
+
+export const productOperations: ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/products',
+    operationId: 'listProducts',
+    tag: 'products',
+    summary: 'List the products',
+    description:
+      'Every product, by id. The ETag covers every product’s id and update time, so it changes when any product does.',
+    responses: {
+      200: {
+        description: 'The products.',
+        body: z.array(productSummary),
+        headers: { ETag: true, 'Cache-Control': productListCacheControl },
+      },
+      304: notModified({ ETag: true, 'Cache-Control': productListCacheControl }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/products/{id}',
+    operationId: 'getProduct',
+    tag: 'products',
+    summary: 'Read a product',
+    params: z.object({
+      id: z
+        .string()
+        .regex(/^[1-9]\d{0,15}$/)
+        .meta({ description: 'A positive integer.' }),
+    }),
+    responses: {
+      200: {
+        description: 'The product.',
+        body: product,
+        headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl },
+      },
+      304: notModified({ ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl }),
+    },
+    problems: {
+      'validation-failed': 'The id is not a positive integer.',
+      'not-found': { when: 'There is no product with this id.', body: productNotFound },
+    },
+  },
+  {
+    method: 'get',
+    path: '/categories',
+    operationId: 'listCategories',
+    tag: 'products',
+    summary: 'List the categories',
+    description: 'Static master data (spec 4.7).',
+    responses: {
+      200: {
+        description: 'The categories.',
+        body: z.array(category),
+        headers: { ETag: true, 'Cache-Control': categoryListCacheControl },
+      },
+      304: notModified({ ETag: true, 'Cache-Control': categoryListCacheControl }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/categories/{id}',
+    operationId: 'getCategory',
+    tag: 'products',
+    summary: 'Read a category and its products',
+    params: z.object({
+      id: z
+        .string()
+        .regex(/^[a-z0-9-]{1,100}$/)
+        .meta({ description: 'Such as kitchen.' }),
+    }),
+    responses: {
+      200: {
+        description: 'The category.',
+        body: category.extend({ products: z.array(productSummary) }).meta({ id: 'CategoryWithProducts' }),
+        headers: { ETag: true, 'Cache-Control': 'public, s-maxage=300' },
+      },
+      304: notModified({ ETag: true }),
+    },
+    problems: {
+      'validation-failed': 'The id is not a category id.',
+      'not-found': 'There is no category with this id.',
+    },
+  },
+  {
+    method: 'get',
+    path: '/search',
+    operationId: 'searchProducts',
+    tag: 'products',
+    summary: 'Search products by name',
+    description: 'Case-insensitive substring match on product names, by id, in the page envelope.',
+    query: searchQuery,
+    responses: {
+      200: {
+        description: 'A page of matching products.',
+        body: pageOf(productSummary, 'ProductSearchPage'),
+        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: notModified({ ETag: true, 'Cache-Control': 'private, no-cache' }),
+    },
+    problems: { 'validation-failed': 'q is missing or empty, or page or perPage is out of range.' },
+  },
+];

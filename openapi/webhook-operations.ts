@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import { noBody } from '../command-api/order-schemas.ts';
+import { changeWebhookBody, registerWebhookBody } from '../command-api/webhook-schemas.ts';
+import { webhookEventKinds } from '../domain/webhook-subscription/webhook-subscription.ts';
+import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
+import { deliveriesQuery } from '../query-api/webhook-query-routes.ts';
+import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
+
+const subscriptionMembers = {
+  id: z.uuid(),
+  url: z.url(),
+  events: z.array(z.enum(webhookEventKinds)),
+  description: z.string().nullable(),
+  active: z.boolean(),
+  disabledReason: z
+    .string()
+    .nullable()
+    .meta({ description: 'Why the service disabled it (a receiver answered 410 Gone); null otherwise.' }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+const subscription = z.strictObject(subscriptionMembers).meta({
+  id: 'WebhookSubscription',
+  description: 'A webhook subscription. Its secret is never shown again.',
+});
+
+const secret = z
+  .string()
+  .regex(/^whsec_/)
+  .meta({ description: 'The signing secret (Standard Webhooks, whsec_ prefix). Shown only in this answer.' });
+
+const deliveryAttempt = z
+  .strictObject({
+    id: z.string().meta({ description: 'Increases with each attempt.' }),
+    deliveryId: z.uuid().meta({ description: 'The delivery, for POST …/deliveries/{deliveryId}/retry.' }),
+    subscriptionId: z.uuid(),
+    eventId: z.string().meta({ description: 'The event’s id: the webhook-id header.' }),
+    eventType: z.string(),
+    attempt: z.int().min(1),
+    attemptedAt: timestamp,
+    durationMs: z.number().min(0),
+    statusCode: z.int().nullable().meta({ description: 'The receiver’s answer; null when none came.' }),
+    outcome: z.enum(['delivered', 'failed', 'timeout', 'network-error', 'refused', 'gone', 'cancelled']),
+    error: z.string().nullable(),
+    responseBody: z.string().nullable().meta({ description: 'The start of the receiver’s answer.' }),
+    responseBodyTruncated: z.boolean(),
+    nextAttemptAt: timestamp.nullable(),
+    deadLettered: z
+      .boolean()
+      .meta({ description: 'The retry schedule ran out: the delivery waits for an admin’s retry.' }),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+
+const subscriptionPath = z.object({ subscriptionId: z.uuid() });
+const admin = 'admin';
+const adminProblems = { forbidden: 'The caller is not an admin.' } as const;
+const noSuchSubscription = 'There is no subscription with this id (or it was removed).';
+
+const withToken = (description: string, body: z.ZodType, status = 200): Record<number, ApiResponse> => ({
+  [status]: { description, body, headers: { 'Consistency-Token': true, 'Cache-Control': 'no-store' } },
+});
+
+const adminRead = (description: string, body: z.ZodType): Record<number, ApiResponse> => ({
+  200: { description, body, headers: { ETag: true, 'Cache-Control': 'private, no-cache' } },
+  304: { description: 'Not modified.', headers: { ETag: true } },
+});
+
+const readProblems = {
+  ...adminProblems,
+  'service-unavailable': 'Consistency-Token was sent and the read models did not reach it in time.',
+} as const;
+
+export const webhookOperations: ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/webhooks',
+    operationId: 'registerWebhook',
+    tag: 'webhooks',
+    summary: 'Subscribe a URL to event kinds',
+    description:
+      'Deliveries follow Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1, HMAC-SHA256 with the secret), body {type, timestamp, data}. Any 2xx within 10 s is success; anything else is retried with backoff, then dead-lettered; 410 Gone disables the subscription. URLs that resolve to internal addresses are refused.',
+    access: admin,
+    body: { schema: registerWebhookBody },
+    responses: {
+      201: {
+        description: 'The subscription, with its secret (shown only here).',
+        body: subscription.extend({ secret }).meta({ id: 'WebhookSubscriptionWithSecret' }),
+        headers: { Location: true, 'Consistency-Token': true, 'Cache-Control': 'no-store' },
+      },
+    },
+    problems: adminProblems,
+  },
+  {
+    method: 'get',
+    path: '/webhooks',
+    operationId: 'listWebhooks',
+    tag: 'webhooks',
+    summary: 'List the subscriptions',
+    access: admin,
+    headers: consistencyTokenHeader,
+    responses: adminRead('Every subscription, without secrets.', z.array(subscription)),
+    problems: readProblems,
+  },
+  {
+    method: 'get',
+    path: '/webhooks/{subscriptionId}',
+    operationId: 'getWebhook',
+    tag: 'webhooks',
+    summary: 'Read a subscription',
+    access: admin,
+    params: subscriptionPath,
+    headers: consistencyTokenHeader,
+    responses: adminRead('The subscription, without its secret.', subscription),
+    problems: { ...readProblems, 'not-found': noSuchSubscription },
+  },
+  {
+    method: 'patch',
+    path: '/webhooks/{subscriptionId}',
+    operationId: 'changeWebhook',
+    tag: 'webhooks',
+    summary: 'Change a subscription’s url, events, description or active flag',
+    access: admin,
+    params: subscriptionPath,
+    body: { schema: changeWebhookBody },
+    responses: {
+      200: {
+        description:
+          'The subscription as changed. Consistency-Token is absent when the PATCH named only values the subscription already had: nothing was appended.',
+        body: subscription,
+        headers: { 'Cache-Control': 'no-store' },
+      },
+    },
+    problems: { ...adminProblems, 'not-found': noSuchSubscription },
+  },
+  {
+    method: 'delete',
+    path: '/webhooks/{subscriptionId}',
+    operationId: 'removeWebhook',
+    tag: 'webhooks',
+    summary: 'Remove a subscription',
+    access: admin,
+    params: subscriptionPath,
+    responses: {
+      204: { description: 'Removed.', headers: { 'Consistency-Token': true, 'Cache-Control': 'no-store' } },
+    },
+    problems: { ...adminProblems, 'not-found': noSuchSubscription },
+  },
+  {
+    method: 'post',
+    path: '/webhooks/{subscriptionId}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    tag: 'webhooks',
+    summary: 'Rotate the signing secret',
+    description: 'The previous secret keeps signing beside the new one for 24 hours.',
+    access: admin,
+    params: subscriptionPath,
+    body: { schema: noBody, required: false },
+    responses: withToken(
+      'The subscription with its new secret (shown only here).',
+      subscription
+        .extend({ secret, previousSecretExpiresAt: timestamp })
+        .meta({ id: 'WebhookSubscriptionWithNewSecret' }),
+    ),
+    problems: { ...adminProblems, 'not-found': noSuchSubscription },
+  },
+  {
+    method: 'post',
+    path: '/webhooks/{subscriptionId}/test',
+    operationId: 'testWebhook',
+    tag: 'webhooks',
+    summary: 'Send a webhook.test event',
+    access: admin,
+    params: subscriptionPath,
+    body: { schema: noBody, required: false },
+    responses: withToken(
+      'Accepted: the dispatcher sends it shortly.',
+      z.strictObject({
+        subscriptionId: z.uuid(),
+        type: z.literal('webhook.test'),
+        status: z.literal('requested'),
+      }),
+      202,
+    ),
+    problems: { ...adminProblems, 'not-found': noSuchSubscription },
+  },
+  {
+    method: 'get',
+    path: '/webhooks/{subscriptionId}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'webhooks',
+    summary: 'The delivery attempts of a subscription, newest first',
+    access: admin,
+    params: subscriptionPath,
+    query: deliveriesQuery,
+    headers: consistencyTokenHeader,
+    responses: adminRead(
+      'A page of attempts.',
+      z.union([
+        pageOf(deliveryAttempt, 'DeliveryAttemptPage'),
+        cursorPageOf(deliveryAttempt, 'DeliveryAttemptCursorPage'),
+      ]),
+    ),
+    problems: {
+      ...readProblems,
+      'validation-failed': 'A query parameter is invalid, or page and cursor were both given.',
+      'not-found': noSuchSubscription,
+    },
+  },
+  {
+    method: 'post',
+    path: '/webhooks/{subscriptionId}/deliveries/{deliveryId}/retry',
+    operationId: 'retryWebhookDelivery',
+    tag: 'webhooks',
+    summary: 'Deliver again',
+    description:
+      'For a dead-lettered delivery, or any other: it is sent again now, with the same webhook-id.',
+    access: admin,
+    params: subscriptionPath.extend({ deliveryId: z.uuid() }),
+    body: { schema: noBody, required: false },
+    responses: withToken(
+      'Accepted: the dispatcher sends it shortly.',
+      z.strictObject({ subscriptionId: z.uuid(), deliveryId: z.uuid(), status: z.literal('requested') }),
+      202,
+    ),
+    problems: {
+      ...adminProblems,
+      'not-found': 'There is no such subscription, or no such delivery of it.',
+    },
+  },
+];
