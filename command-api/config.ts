@@ -3,6 +3,7 @@ import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
   checkEventLog,
+  demoSeedEnvironment,
   eventLogConfig,
   eventLogEnvironment,
   mongoEnvironment,
@@ -23,14 +24,7 @@ export const commandApiConfigSchema = z
     ...identityEnvironment,
     ...catalogEnvironment,
     ...webhookEnvironment,
-    SEED_DEMO_USERS: z
-      .enum(['true', 'false'])
-      .default('true')
-      .describe('Create one demo user per role (passwords shown once on stderr) when there is no user yet.'),
-    SEED_DEMO_CATALOG: z
-      .enum(['true', 'false'])
-      .default('true')
-      .describe('Import the demo catalogue when the catalogue is empty.'),
+    ...demoSeedEnvironment,
   })
   .superRefine(checkEventLog)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))

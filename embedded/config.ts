@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
+  consistencyEnvironment,
+  demoSeedEnvironment,
   logLevel,
+  publicAddressEnvironment,
   projectionLagEnvironment,
   readinessEnvironment,
 } from '../infrastructure/config/service-environment.ts';
@@ -39,31 +42,10 @@ export const embeddedConfigSchema = z
       .url({ protocol: /^https?$/ })
       .optional()
       .describe("The service's public address ({base_url} of the spec); default http://localhost:PORT."),
-    ERROR_TYPE_BASE: z
-      .url()
-      .optional()
-      .describe('Prefix of problem `type` URIs ({error_type_base}); default PUBLIC_BASE_URL/problems.'),
-    DOCS_URL: z
-      .url({ protocol: /^https?$/ })
-      .optional()
-      .describe(
-        'Where the orders and products tags of the OpenAPI document link ({docs_url}); default PUBLIC_BASE_URL/docs.',
-      ),
-    SEED_DEMO_USERS: z
-      .enum(['true', 'false'])
-      .default('true')
-      .describe('Create one demo user per role (passwords shown once on stderr) when there is no user yet.'),
-    SEED_DEMO_CATALOG: z
-      .enum(['true', 'false'])
-      .default('true')
-      .describe('Import the demo catalogue (60 products, 6 categories) when the catalogue is empty.'),
-    CONSISTENCY_TIMEOUT_MS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(5000)
-      .describe('How long a query with a Consistency-Token waits for the read models before a 503.'),
+    ERROR_TYPE_BASE: publicAddressEnvironment.ERROR_TYPE_BASE,
+    DOCS_URL: publicAddressEnvironment.DOCS_URL,
+    ...demoSeedEnvironment,
+    ...consistencyEnvironment,
     ...readinessEnvironment,
     ...projectionLagEnvironment,
     ...identityEnvironment,

@@ -3,6 +3,7 @@ import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
   checkEventLog,
+  consistencyEnvironment,
   eventLogConfig,
   eventLogEnvironment,
   mongoEnvironment,
@@ -23,13 +24,7 @@ export const queryApiConfigSchema = z
     ...identityEnvironment,
     ...catalogEnvironment,
     ...projectionLagEnvironment,
-    CONSISTENCY_TIMEOUT_MS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(60_000)
-      .default(5000)
-      .describe('How long a query with a Consistency-Token waits for the read models before a 503.'),
+    ...consistencyEnvironment,
     CONSISTENCY_POLL_INTERVAL_MS: z.coerce
       .number()
       .int()

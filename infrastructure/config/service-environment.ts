@@ -203,3 +203,26 @@ export const kafkaConfig = (
 });
 
 export type KafkaConfig = ReturnType<typeof kafkaConfig>;
+
+/** Demo data for a first start: who may sign in, and what there is to order. */
+export const demoSeedEnvironment = {
+  SEED_DEMO_USERS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe('Create one demo user per role (passwords shown once on stderr) when there is no user yet.'),
+  SEED_DEMO_CATALOG: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe('Import the demo catalogue (60 products, 6 categories) when the catalogue is empty.'),
+};
+
+/** Read your writes: how long a query sent with a Consistency-Token may wait. */
+export const consistencyEnvironment = {
+  CONSISTENCY_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(5000)
+    .describe('How long a query with a Consistency-Token waits for the read models before a 503.'),
+};

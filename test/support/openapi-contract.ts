@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { templateRegex } from '../../infrastructure/http/openapi/allowed-methods.ts';
 
 type Document = { paths: Record<string, Record<string, OperationObject>> };
 type OperationObject = { responses: Record<string, ResponseObject> };
@@ -19,9 +20,6 @@ export type ObservedResponse = {
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const pointer = (...segments: string[]) =>
   segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-
-const templateRegex = (template: string) =>
-  new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 /**
  * Checks real responses against the OpenAPI document the service serves: the status must be documented for

@@ -3,7 +3,8 @@ import { ApiError } from '../api-error.ts';
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-const templateRegex = (template: string) =>
+/** Matches the concrete paths of an OpenAPI path template: /orders/{orderId} matches /orders/42. */
+export const templateRegex = (template: string) =>
   new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 /**
