@@ -31,6 +31,18 @@ const dropIfExists = async (db: Db, name: string) => {
 };
 
 /**
+ * FerretDB names itself in buildInfo. It hands its SQLite backend a filter only when the filter is exactly
+ * `{_id: <string>}` (then one SQL scan, without decoding documents); any other filter, `{_id, revision}` and
+ * `{_id: {$in}}` included, decodes and tests every document of the collection. Its conditional writes are
+ * a read and then a write, not one atomic step, so a write guarded by a read of `_id` just made promises
+ * there what a guard in the filter would.
+ */
+const isFerretDb = async (db: Db) => 'ferretdbVersion' in (await db.command({ buildInfo: 1 }));
+
+/** Up to this many orders are read one `findOne({_id})` each (in parallel); more, with one `$in`. */
+const readOneByOneUpTo = 8;
+
+/**
  * Orders in MongoDB, one document each. Idempotent without transactions (FerretDB has none): a new order is
  * an insert (a duplicate means it was applied), a later event a replace conditioned on the revision read.
  */
@@ -42,10 +54,25 @@ export const createMongoOrderReadModel = async (
   await orders.createIndex({ createdAt: -1, _id: -1 }, { name: 'listing' });
   await orders.createIndex({ customerId: 1, createdAt: -1, _id: -1 }, { name: 'customer' });
   await orders.createIndex({ status: 1, createdAt: -1, _id: -1 }, { name: 'status' });
+  // On MongoDB the revision guard is in the replace's filter (one atomic step, from the _id index); on
+  // FerretDB the replace is by _id alone, guarded by the revision just read by _id.
+  const guardInFilter = !(await isFerretDb(db));
+  const replaceFilter = (_id: string, readRevision: number): Filter<OrderDocument> =>
+    guardInFilter ? { _id, revision: readRevision } : { _id };
 
   const read = async (id: string) => {
     const document = await orders.findOne({ _id: id });
     return document ? toView(document) : null;
+  };
+
+  const readAll = async (ids: readonly string[]) => {
+    const documents =
+      ids.length <= readOneByOneUpTo
+        ? await Promise.all(ids.map((_id) => orders.findOne({ _id })))
+        : await orders.find({ _id: { $in: [...ids] } }).toArray();
+    const stored = new Map<string, OrderView>();
+    for (const document of documents) if (document) stored.set(document._id, toView(document));
+    return stored;
   };
 
   const applyOneByOne = async (events: readonly RecordedEvent[]) => {
@@ -66,7 +93,7 @@ export const createMongoOrderReadModel = async (
           continue;
         }
       } else {
-        const result = await orders.replaceOne({ _id, revision: current.revision }, document);
+        const result = await orders.replaceOne(replaceFilter(_id, current.revision), document);
         if (result.matchedCount === 0) {
           // Another process applied it first: carry on from what is stored now.
           touched.set(id, await read(id));
@@ -77,44 +104,64 @@ export const createMongoOrderReadModel = async (
     }
   };
 
-  return {
-    async applyEvents(events) {
-      // The common case in two round trips: every touched order read at once, then every change written
-      // at once. When a write finds the document elsewhere than read (another projector got there first),
-      // the batch is applied again one event at a time, which the revision guard makes harmless.
-      const ids = [
-        ...new Set(events.filter((e) => isOrderStream(e.streamId)).map((e) => orderIdOf(e.streamId))),
-      ];
-      if (ids.length === 0) return;
-      const stored = new Map<string, OrderView>();
-      for (const document of await orders.find({ _id: { $in: ids } }).toArray()) {
-        stored.set(document._id, toView(document));
-      }
-      const changed = new Map<string, OrderView>();
+  /**
+   * The batch in two round trips: the touched orders read, then every change written at once. With
+   * `presumeNew`, an order whose first event here is its first event of all (revision 0) is not read: it
+   * is taken to be absent, and its insert says otherwise if it is not (a replayed batch). Says whether
+   * every write found the order as read; when one did not, some writes may have been made.
+   */
+  const applyBatch = async (events: readonly RecordedEvent[], presumeNew: boolean): Promise<boolean> => {
+    const firstRevisions = new Map<string, number>();
+    for (const event of events) {
+      const id = orderIdOf(event.streamId);
+      if (!firstRevisions.has(id)) firstRevisions.set(id, event.revision);
+    }
+    const stored = await readAll(
+      [...firstRevisions].filter(([, first]) => !presumeNew || first !== 0).map(([id]) => id),
+    );
+    const changed = new Map<string, OrderView>();
+    try {
       for (const event of events) {
-        if (!isOrderStream(event.streamId)) continue;
         const id = orderIdOf(event.streamId);
         const next = nextOrderView(changed.get(id) ?? stored.get(id) ?? null, event);
         if (next) changed.set(id, next);
       }
-      if (changed.size === 0) return;
-      const writes: AnyBulkWriteOperation<OrderDocument>[] = [...changed.values()].map(
-        ({ id: _id, ...document }) => {
-          const before = stored.get(_id);
-          return before === undefined
-            ? { insertOne: { document: { _id, ...document } } }
-            : { replaceOne: { filter: { _id, revision: before.revision }, replacement: document } };
-        },
-      );
-      const replaces = writes.length - writes.filter((write) => 'insertOne' in write).length;
-      try {
-        const result = await orders.bulkWrite(writes, { ordered: false });
-        if (result.matchedCount === replaces) return;
-      } catch (error) {
-        if (!(error instanceof MongoBulkWriteError && error.writeErrors && allDuplicateKeys(error)))
-          throw error;
-      }
-      await applyOneByOne(events);
+    } catch (error) {
+      // A replayed batch can look like a gap from nothing (revisions 0 and 2): read and fold again.
+      if (presumeNew) return false;
+      throw error;
+    }
+    if (changed.size === 0) return true;
+    const writes: AnyBulkWriteOperation<OrderDocument>[] = [...changed.values()].map(
+      ({ id: _id, ...document }) => {
+        const before = stored.get(_id);
+        return before === undefined
+          ? { insertOne: { document: { _id, ...document } } }
+          : { replaceOne: { filter: replaceFilter(_id, before.revision), replacement: document } };
+      },
+    );
+    const replaces = writes.length - writes.filter((write) => 'insertOne' in write).length;
+    try {
+      const result = await orders.bulkWrite(writes, { ordered: false });
+      return result.matchedCount === replaces;
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError && error.writeErrors && allDuplicateKeys(error)))
+        throw error;
+      return false;
+    }
+  };
+
+  return {
+    async applyEvents(events) {
+      // The common case in one or two round trips: the orders the batch places are not read, the others
+      // are, then every change is written at once. When a write finds the order elsewhere than presumed
+      // or read (a replayed batch, or another projector got there first), the batch is applied again with
+      // every order read, and then, if need be, one event at a time; the revision guard makes it harmless.
+      const orderEvents = events.filter((event) => isOrderStream(event.streamId));
+      if (orderEvents.length === 0) return;
+      if (await applyBatch(orderEvents, true)) return;
+      if (await applyBatch(orderEvents, false)) return;
+      await applyOneByOne(orderEvents);
     },
 
     getOrder: read,

@@ -1,5 +1,13 @@
-import { MongoBulkWriteError, MongoServerError, type Db, type Filter } from 'mongodb';
-import type { Delivery, DeliveryQueue } from './delivery-queue.ts';
+import {
+  MongoBulkWriteError,
+  MongoServerError,
+  type Collection,
+  type Db,
+  type Filter,
+  type OptionalUnlessRequiredId,
+  type UpdateFilter,
+} from 'mongodb';
+import type { Delivery, DeliveryQueue, DeliveryStatus } from './delivery-queue.ts';
 
 type DeliveryDocument = Omit<Delivery, 'id'> & {
   _id: string;
@@ -8,10 +16,12 @@ type DeliveryDocument = Omit<Delivery, 'id'> & {
 };
 /** One per lease granted, `${deliveryId}/${claim number}`: its unique _id is what makes a claim exclusive. */
 type ClaimDocument = { _id: string; owner: string; until: number };
+/** One per delivery enqueued or moved out: what keeps a settled delivery from being enqueued again. */
+type AcceptedDocument = { _id: string };
 
 const duplicateKey = 11000;
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === duplicateKey;
-const onlyDuplicateKeys = (error: unknown) =>
+const onlyDuplicateKeys = (error: unknown): error is MongoBulkWriteError =>
   error instanceof MongoBulkWriteError &&
   error.writeConcernError === undefined &&
   error.writeErrors !== undefined &&
@@ -19,57 +29,269 @@ const onlyDuplicateKeys = (error: unknown) =>
     (writeError) => writeError.code === duplicateKey,
   );
 
+/** Inserts what is not there yet; the ids that were there already. */
+const insertNew = async <T extends { _id: string }>(collection: Collection<T>, documents: T[]) => {
+  try {
+    await collection.insertMany(documents as OptionalUnlessRequiredId<T>[], { ordered: false });
+    return new Set<string>();
+  } catch (error) {
+    if (!onlyDuplicateKeys(error)) throw error;
+    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    return new Set(errors.map((writeError) => documents[writeError.index]!._id));
+  }
+};
+
 const toDelivery = ({ _id, claims: _claims, ...rest }: DeliveryDocument): Delivery => ({ id: _id, ...rest });
-const lineOf = ({ subscriptionId, orderingKey }: DeliveryDocument) =>
+const lineOf = ({ subscriptionId, orderingKey }: Pick<DeliveryDocument, 'subscriptionId' | 'orderingKey'>) =>
   JSON.stringify([subscriptionId, orderingKey]);
 const unleased = (now: number): Filter<DeliveryDocument> => ({
   $or: [{ lease: null }, { 'lease.until': { $lte: now } }],
 });
+const claimable = (delivery: DeliveryDocument, now: number) =>
+  delivery.status === 'pending' &&
+  delivery.nextAttemptAt <= now &&
+  (delivery.lease === null || delivery.lease.until <= now);
 
 /**
- * The retry state in MongoDB, one document per delivery. A claim is made exclusive by inserting a claim
- * document with a unique _id rather than by a conditional update alone: FerretDB (SQLite) reads and then
- * rewrites a document without holding a lock in between, so concurrent conditional updates all succeed.
+ * FerretDB names itself in buildInfo. It hands its SQLite backend a filter only when the filter is exactly
+ * `{_id: <string>}` (then one SQL scan, without decoding documents); any other filter decodes and tests
+ * every document of the collection, whatever its indexes.
+ */
+const isFerretDb = async (db: Db) => 'ferretdbVersion' in (await db.command({ buildInfo: 1 }));
+
+/** What a conditional write requires of a document beside its _id: equalities, on dotted paths. */
+type Condition = Record<string, string | number>;
+const holds = (document: object, condition: Condition) =>
+  Object.entries(condition).every(
+    ([path, value]) =>
+      path
+        .split('.')
+        .reduce<unknown>(
+          (at, key) =>
+            at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined,
+          document,
+        ) === value,
+  );
+
+/**
+ * Writes to one delivery conditioned on its fields. On MongoDB the condition is in the filter: one atomic
+ * step. On FerretDB, whose conditional writes are a read and then a write anyway, it is a read by _id (or
+ * the document as just read, when given), the condition checked here, then the write by _id: the only
+ * queries it answers without decoding every document of the collection.
+ */
+const conditionalWrites = (collection: Collection<DeliveryDocument>, guardInFilter: boolean) => {
+  const filter = (_id: string, condition: Condition) =>
+    (guardInFilter ? { _id, ...condition } : { _id }) as Filter<DeliveryDocument>;
+  const passes = async (_id: string, condition: Condition, read?: DeliveryDocument) => {
+    if (guardInFilter) return true;
+    const document = read ?? (await collection.findOne({ _id }));
+    return document !== null && holds(document, condition);
+  };
+  return {
+    async updateOne(
+      _id: string,
+      condition: Condition,
+      update: UpdateFilter<DeliveryDocument>,
+      read?: DeliveryDocument,
+    ) {
+      if (!(await passes(_id, condition, read))) return false;
+      return (await collection.updateOne(filter(_id, condition), update)).matchedCount === 1;
+    },
+    async findOneAndUpdate(_id: string, condition: Condition, update: UpdateFilter<DeliveryDocument>) {
+      if (!(await passes(_id, condition))) return null;
+      return collection.findOneAndUpdate(filter(_id, condition), update, { returnDocument: 'after' });
+    },
+    async deleteOne(_id: string, condition: Condition) {
+      if (await passes(_id, condition)) await collection.deleteOne(filter(_id, condition));
+    },
+  };
+};
+
+/** An instance moves the deliveries it settled out of the main collection by this many... */
+const moveEvery = 50;
+/** ...or this long after its last move, ms. */
+const moveAfterMs = 250;
+const finalStatuses: DeliveryStatus[] = ['delivered', 'dead', 'cancelled'];
+
+/**
+ * The retry state in MongoDB. A delivery's document is in the main collection while it is pending; once
+ * delivered, dead-lettered or cancelled it moves to `_settled`, in batches, so that the queries of the hot
+ * path (due, claim, settle) read only the deliveries in progress: FerretDB 1.24 (SQLite) runs every query
+ * as a scan of the collection, whatever its indexes, and a lookup by `_id` alone as a cheaper SQL one.
+ *
+ * A claim is made exclusive by inserting a claim document with a unique _id rather than by a conditional
+ * update alone: FerretDB (SQLite) reads and then rewrites a document without holding a lock in between,
+ * so concurrent conditional updates all succeed. Likewise, `_accepted` (one document per delivery enqueued
+ * or moved out) is what keeps a settled delivery from being enqueued again.
  */
 export const createMongoDeliveryQueue = async (
   db: Db,
   { collection = 'webhook_deliveries' }: { collection?: string } = {},
 ): Promise<DeliveryQueue> => {
   const deliveries = db.collection<DeliveryDocument>(collection);
+  const settled = db.collection<DeliveryDocument>(`${collection}_settled`);
+  const accepted = db.collection<AcceptedDocument>(`${collection}_accepted`);
   const claims = db.collection<ClaimDocument>(`${collection}_claims`);
+  const guardInFilter = !(await isFerretDb(db));
+  const inProgress = conditionalWrites(deliveries, guardInFilter);
+  const settledOnes = conditionalWrites(settled, guardInFilter);
   await deliveries.createIndex({ status: 1, nextAttemptAt: 1, sequence: 1 }, { name: 'due' });
   await deliveries.createIndex(
     { subscriptionId: 1, orderingKey: 1, status: 1, sequence: 1 },
     { name: 'line' },
   );
 
-  /** The lowest sequence among the pending deliveries of each line. */
+  /**
+   * Moves settled deliveries out of the main collection: accepted (a delivery of an earlier version may
+   * not be), copied to `_settled`, then deleted unless changed meanwhile (an admin's redelivery).
+   */
+  const moveOut = async (done: readonly DeliveryDocument[]) => {
+    if (done.length === 0) return 0;
+    await insertNew(
+      accepted,
+      done.map(({ _id }) => ({ _id })),
+    );
+    const there = await insertNew(settled, [...done]);
+    for (const { _id, ...document } of done.filter(({ _id }) => there.has(_id))) {
+      // Settled before and delivered again on request, or moved by another instance just now.
+      await settled.replaceOne({ _id }, document);
+    }
+    const { deletedCount } = await deliveries.deleteMany({
+      $or: done.map(({ _id, status, claims: claimed }) => ({ _id, status, claims: claimed })),
+    });
+    return deletedCount;
+  };
+  // Left by an earlier version, or by an instance that stopped before it moved them.
+  for (;;) {
+    const done = await deliveries
+      .find({ status: { $in: finalStatuses } })
+      .limit(500)
+      .toArray();
+    if ((await moveOut(done)) === 0 || done.length < 500) break;
+  }
+
+  /**
+   * What this instance settled and has not moved out yet: due() starts a move of them in the background
+   * once there are enough or some have waited long enough, one move at a time. A failed move is retried
+   * by the next, and its error thrown by the next due().
+   */
+  const toMove = new Map<string, DeliveryDocument>();
+  let lastMove = Date.now();
+  let moving = false;
+  let moveFailure: { error: unknown } | null = null;
+  const startMove = () => {
+    if (moving || toMove.size === 0) return;
+    if (toMove.size < moveEvery && Date.now() - lastMove < moveAfterMs) return;
+    const batch = [...toMove.values()];
+    moving = true;
+    lastMove = Date.now();
+    moveOut(batch)
+      .then(() => {
+        for (const done of batch) if (toMove.get(done._id) === done) toMove.delete(done._id);
+      })
+      .catch((error: unknown) => {
+        moveFailure = { error };
+      })
+      .finally(() => {
+        moving = false;
+      });
+  };
+
+  /** The lowest sequence among the pending deliveries of each line, in one query. */
   const headsOf = async (lines: Map<string, DeliveryDocument>) => {
     const heads = new Map<string, number>();
-    await Promise.all(
-      [...lines].map(async ([line, { subscriptionId, orderingKey }]) => {
-        const head = await deliveries.findOne(
-          { subscriptionId, orderingKey, status: 'pending' },
-          { sort: { sequence: 1 }, projection: { sequence: 1 } },
-        );
-        // The candidate itself is pending, so its line has a head unless it was settled meanwhile.
-        heads.set(line, head?.sequence ?? Number.NEGATIVE_INFINITY);
-      }),
-    );
+    if (lines.size === 0) return heads;
+    const pending = await deliveries
+      .find(
+        {
+          status: 'pending',
+          $or: [...lines.values()].map(({ subscriptionId, orderingKey }) => ({
+            subscriptionId,
+            orderingKey,
+          })),
+        },
+        { projection: { subscriptionId: 1, orderingKey: 1, sequence: 1 } },
+      )
+      .toArray();
+    for (const delivery of pending) {
+      const line = lineOf(delivery);
+      heads.set(line, Math.min(heads.get(line) ?? Number.POSITIVE_INFINITY, delivery.sequence));
+    }
+    // A candidate is pending, so its line has a head unless it was settled meanwhile.
+    for (const line of lines.keys()) if (!heads.has(line)) heads.set(line, Number.NEGATIVE_INFINITY);
     return heads;
+  };
+
+  /** due() from the indexes (MongoDB): the earliest candidates, then the heads of their lines. */
+  const dueFromIndexes = async (now: number, limit: number, excludeSubscriptions: readonly string[]) => {
+    const filter: Filter<DeliveryDocument> = {
+      status: 'pending',
+      nextAttemptAt: { $lte: now },
+      ...unleased(now),
+    };
+    if (excludeSubscriptions.length > 0) filter.subscriptionId = { $nin: [...excludeSubscriptions] };
+    // Some candidates wait behind an earlier delivery of their line: read more than asked for, and read
+    // on while the page is not full.
+    const batchSize = Math.max(limit * 4, 20);
+    const heads = new Map<string, number>();
+    const found: Delivery[] = [];
+    for (let skip = 0; found.length < limit; skip += batchSize) {
+      const candidates = await deliveries
+        .find(filter)
+        .sort({ nextAttemptAt: 1, sequence: 1, _id: 1 })
+        .skip(skip)
+        .limit(batchSize)
+        .toArray();
+      const unknownLines = new Map<string, DeliveryDocument>();
+      for (const candidate of candidates) {
+        if (!heads.has(lineOf(candidate))) unknownLines.set(lineOf(candidate), candidate);
+      }
+      for (const [line, sequence] of await headsOf(unknownLines)) heads.set(line, sequence);
+      for (const candidate of candidates) {
+        if (found.length === limit) break;
+        if (candidate.sequence <= heads.get(lineOf(candidate))!) found.push(toDelivery(candidate));
+      }
+      if (candidates.length < batchSize) break;
+    }
+    return found;
+  };
+
+  /**
+   * due() from one read of every pending delivery (FerretDB, which scans the collection for any filter
+   * but `_id`, and sorts in memory: one scan with the plainest filter is the cheapest). The same answer.
+   */
+  const dueFromOneScan = async (now: number, limit: number, excludeSubscriptions: readonly string[]) => {
+    const pending = await deliveries.find({ status: 'pending' }, { batchSize: 10_000 }).toArray();
+    const heads = new Map<string, number>();
+    for (const delivery of pending) {
+      const line = lineOf(delivery);
+      heads.set(line, Math.min(heads.get(line) ?? Number.POSITIVE_INFINITY, delivery.sequence));
+    }
+    const excluded = new Set(excludeSubscriptions);
+    return pending
+      .filter(
+        (delivery) =>
+          claimable(delivery, now) &&
+          !excluded.has(delivery.subscriptionId) &&
+          delivery.sequence <= heads.get(lineOf(delivery))!,
+      )
+      .sort(
+        (a, b) =>
+          a.nextAttemptAt - b.nextAttemptAt ||
+          a.sequence - b.sequence ||
+          (a._id < b._id ? -1 : a._id > b._id ? 1 : 0),
+      )
+      .slice(0, limit)
+      .map(toDelivery);
   };
 
   const claimOnce = async (
     id: string,
     { owner, now, leaseUntil }: { owner: string; now: number; leaseUntil: number },
   ): Promise<boolean | undefined> => {
-    const delivery = await deliveries.findOne({
-      _id: id,
-      status: 'pending',
-      nextAttemptAt: { $lte: now },
-      ...unleased(now),
-    });
-    if (!delivery) return false;
+    // By _id alone, checked here: the cheap query on FerretDB, and no less atomic than a filter on MongoDB.
+    const delivery = await deliveries.findOne({ _id: id });
+    if (!delivery || !claimable(delivery, now)) return false;
     const number = delivery.claims;
     try {
       await claims.insertOne({ _id: `${id}/${number}`, owner, until: leaseUntil });
@@ -79,72 +301,52 @@ export const createMongoDeliveryQueue = async (
       // Its taker is recording it now, or died before it could: once that lease would have run out, the
       // number is skipped.
       if (taken === null || taken.until > now) return false;
-      await deliveries.updateOne({ _id: id, claims: number }, { $set: { claims: number + 1 } });
+      await inProgress.updateOne(id, { claims: number }, { $set: { claims: number + 1 } });
       return undefined;
     }
-    const taken = await deliveries.updateOne(
-      { _id: id, claims: number },
+    return inProgress.updateOne(
+      id,
+      { claims: number },
       { $set: { lease: { owner, until: leaseUntil }, claims: number + 1 } },
+      delivery,
     );
-    return taken.matchedCount === 1;
   };
 
   return {
     async enqueue(batch) {
       if (batch.length === 0) return;
-      try {
-        await deliveries.insertMany(
-          batch.map(({ id, ...delivery }) => ({
-            _id: id,
-            ...delivery,
-            status: 'pending',
-            attempts: 0,
-            lease: null,
-            claims: 0,
-          })),
-          { ordered: false },
-        );
-      } catch (error) {
-        if (!onlyDuplicateKeys(error)) throw error;
-      }
+      const documents = batch.map(({ id, ...delivery }) => ({
+        _id: id,
+        ...delivery,
+        status: 'pending' as const,
+        attempts: 0,
+        lease: null,
+        claims: 0,
+      }));
+      const pendingAlready = await insertNew(deliveries, documents);
+      const added = documents.filter(({ _id }) => !pendingAlready.has(_id)).map(({ _id }) => ({ _id }));
+      if (added.length === 0) return;
+      // Accepted before and no longer in the main collection: settled. The copy just added goes (unless
+      // already claimed).
+      const settledAlready = await insertNew(accepted, added);
+      for (const _id of settledAlready) await inProgress.deleteOne(_id, { claims: 0 });
     },
 
     async get(id) {
-      const document = await deliveries.findOne({ _id: id });
+      const document = (await deliveries.findOne({ _id: id })) ?? (await settled.findOne({ _id: id }));
       return document ? toDelivery(document) : null;
     },
 
     async due({ now, limit, excludeSubscriptions = [] }) {
-      const filter: Filter<DeliveryDocument> = {
-        status: 'pending',
-        nextAttemptAt: { $lte: now },
-        ...unleased(now),
-      };
-      if (excludeSubscriptions.length > 0) filter.subscriptionId = { $nin: [...excludeSubscriptions] };
-      // Some candidates wait behind an earlier delivery of their line: read more than asked for, and read
-      // on while the page is not full.
-      const batchSize = Math.max(limit * 4, 20);
-      const heads = new Map<string, number>();
-      const found: Delivery[] = [];
-      for (let skip = 0; found.length < limit; skip += batchSize) {
-        const candidates = await deliveries
-          .find(filter)
-          .sort({ nextAttemptAt: 1, sequence: 1, _id: 1 })
-          .skip(skip)
-          .limit(batchSize)
-          .toArray();
-        const unknownLines = new Map<string, DeliveryDocument>();
-        for (const candidate of candidates) {
-          if (!heads.has(lineOf(candidate))) unknownLines.set(lineOf(candidate), candidate);
-        }
-        for (const [line, sequence] of await headsOf(unknownLines)) heads.set(line, sequence);
-        for (const candidate of candidates) {
-          if (found.length === limit) break;
-          if (candidate.sequence <= heads.get(lineOf(candidate))!) found.push(toDelivery(candidate));
-        }
-        if (candidates.length < batchSize) break;
+      if (moveFailure) {
+        const { error } = moveFailure;
+        moveFailure = null;
+        throw error;
       }
-      return found;
+      startMove();
+      return guardInFilter
+        ? dueFromIndexes(now, limit, excludeSubscriptions)
+        : dueFromOneScan(now, limit, excludeSubscriptions);
     },
 
     async claim(id, options) {
@@ -155,26 +357,36 @@ export const createMongoDeliveryQueue = async (
     },
 
     async settle(id, owner, settlement) {
-      const result = await deliveries.updateOne(
-        { _id: id, 'lease.owner': owner },
-        {
-          $set: {
-            status: settlement.status,
-            lease: null,
-            ...(settlement.status === 'pending' ? { nextAttemptAt: settlement.nextAttemptAt } : {}),
-          },
+      const held = { 'lease.owner': owner };
+      if (settlement.status === 'pending') {
+        return inProgress.updateOne(id, held, {
+          $set: { status: 'pending', lease: null, nextAttemptAt: settlement.nextAttemptAt },
           $inc: { attempts: 1 },
-        },
-      );
-      return result.matchedCount === 1;
+        });
+      }
+      const done = await inProgress.findOneAndUpdate(id, held, {
+        $set: { status: settlement.status, lease: null },
+        $inc: { attempts: 1 },
+      });
+      if (!done) return false;
+      toMove.set(id, done);
+      return true;
     },
 
     async redeliver(id, now) {
-      const result = await deliveries.updateOne(
-        { _id: id },
-        { $set: { status: 'pending', nextAttemptAt: now, attempts: 0, lease: null } },
-      );
-      return result.matchedCount === 1;
+      const again = { status: 'pending' as const, nextAttemptAt: now, attempts: 0, lease: null };
+      if ((await deliveries.updateOne({ _id: id }, { $set: again })).matchedCount === 1) return true;
+      const done = await settled.findOne({ _id: id });
+      if (!done) return false;
+      try {
+        await deliveries.insertOne({ ...done, ...again });
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+        await deliveries.updateOne({ _id: id }, { $set: again });
+      }
+      // Unless settled again meanwhile (a later claim).
+      await settledOnes.deleteOne(id, { claims: done.claims });
+      return true;
     },
 
     async nextDueAt() {

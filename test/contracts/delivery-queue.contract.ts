@@ -54,6 +54,16 @@ export const deliveryQueueContract = (adapterName: string, createQueue: () => Pr
       expect(await queue.get(randomUUID())).toBeNull();
     });
 
+    it('keeps a settled delivery settled when its event is accepted again', async () => {
+      const delivery = aDelivery(randomUUID());
+      await queue.enqueue([delivery]);
+      await queue.claim(delivery.id, { owner: 'a', now: t0, leaseUntil: t0 + 30_000 });
+      await queue.settle(delivery.id, 'a', { status: 'delivered' });
+      await queue.enqueue([delivery]);
+      expect(await queue.get(delivery.id)).toMatchObject({ status: 'delivered', attempts: 1, lease: null });
+      expect(await dueFor(delivery.subscriptionId)).toEqual([]);
+    });
+
     it('offers only the first pending delivery of each (subscription, key) line, earliest due first', async () => {
       const subscriptionId = randomUUID();
       const orderId = randomUUID();

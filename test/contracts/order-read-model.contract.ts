@@ -45,6 +45,38 @@ export const orderReadModelContract = (
       expect(await model.getOrder(orderId)).toEqual(once);
     });
 
+    it('applies a batch of many orders, new and known, interleaved, as it would one event at a time', async () => {
+      const known = Array.from({ length: 12 }, () =>
+        recordedHistory((id) => [
+          placeCommand(id),
+          { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
+        ]),
+      );
+      await model.applyEvents(known.map(({ events }) => events[0]!));
+      const fresh = Array.from({ length: 3 }, () => recordedHistory((id) => [placeCommand(id)]));
+      const batch = [
+        ...known.slice(0, 6).map(({ events }) => events[1]!),
+        ...fresh.map(({ events }) => events[0]!),
+        // A replay of what is there already, among them.
+        known[7]!.events[0]!,
+        ...known.slice(6).map(({ events }) => events[1]!),
+      ];
+      await model.applyEvents(batch);
+      for (const { orderId, events } of known) {
+        expect(await model.getOrder(orderId)).toMatchObject({
+          status: 'confirmed',
+          revision: 1,
+          position: events[1]!.position.toString(),
+        });
+      }
+      for (const { orderId } of fresh) {
+        expect(await model.getOrder(orderId)).toMatchObject({ status: 'pending', revision: 0 });
+      }
+      const once = await Promise.all(known.map(({ orderId }) => model.getOrder(orderId)));
+      await model.applyEvents(batch);
+      expect(await Promise.all(known.map(({ orderId }) => model.getOrder(orderId)))).toEqual(once);
+    });
+
     it('refuses to skip a gap in a stream', async () => {
       const { events } = recordedHistory((id) => [
         placeCommand(id),
