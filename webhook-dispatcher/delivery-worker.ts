@@ -218,16 +218,36 @@ export const startDeliveryWorker = ({
       .filter(([, n]) => n >= maxInFlightPerSubscription)
       .map(([id]) => id);
     const due = await queue.due({ now: at, limit: free, excludeSubscriptions: saturated });
-    let started = false;
+    // What fits within the limits is chosen first and then claimed all at once: a claim is a round trip
+    // or more to the store, and one after the other they would cap deliveries at a few dozen a second.
+    const chosen: Delivery[] = [];
+    const chosenPerSubscription = new Map<string, number>();
     for (const delivery of due) {
-      if (stopped || inFlight.size >= maxInFlight || inFlight.has(delivery.id)) continue;
-      if ((perSubscription.get(delivery.subscriptionId) ?? 0) >= maxInFlightPerSubscription) continue;
-      if (!(await queue.claim(delivery.id, { owner: instanceId, now: at, leaseUntil: at + leaseMs })))
-        continue;
-      launch(delivery);
-      started = true;
+      if (stopped || inFlight.size + chosen.length >= maxInFlight || inFlight.has(delivery.id)) continue;
+      const taken =
+        (perSubscription.get(delivery.subscriptionId) ?? 0) +
+        (chosenPerSubscription.get(delivery.subscriptionId) ?? 0);
+      if (taken >= maxInFlightPerSubscription) continue;
+      chosen.push(delivery);
+      chosenPerSubscription.set(
+        delivery.subscriptionId,
+        (chosenPerSubscription.get(delivery.subscriptionId) ?? 0) + 1,
+      );
     }
-    return started;
+    const claims = await Promise.allSettled(
+      chosen.map((delivery) =>
+        queue.claim(delivery.id, { owner: instanceId, now: at, leaseUntil: at + leaseMs }),
+      ),
+    );
+    const won = chosen.filter((_, index) => {
+      const claim = claims[index]!;
+      return claim.status === 'fulfilled' && claim.value;
+    });
+    for (const delivery of won) launch(delivery);
+    // A claim that failed leaves its delivery to come up again once its lease (if any) runs out.
+    const failed = claims.find((claim) => claim.status === 'rejected');
+    if (failed) throw failed.reason;
+    return won.length > 0;
   };
 
   const pause = async (started: boolean) => {
@@ -235,7 +255,10 @@ export const startDeliveryWorker = ({
     const nextDue = await queue.nextDueAt();
     const untilDue = nextDue === null ? pollIntervalMs : nextDue - now().getTime();
     // A due delivery that did not start waits behind its line's head: the head's end wakes the worker.
-    const delay = untilDue > 0 ? Math.min(untilDue, pollIntervalMs) : pollIntervalMs;
+    await sleepUnlessWoken(untilDue > 0 ? Math.min(untilDue, pollIntervalMs) : pollIntervalMs);
+  };
+
+  const sleepUnlessWoken = async (delay: number) => {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, delay);
       wakeUp = () => {
@@ -253,10 +276,13 @@ export const startDeliveryWorker = ({
       let started = false;
       try {
         started = await fill();
+        if (!stopped) await pause(started);
       } catch (error) {
+        // A store that fails (a full or read-only disk) is tried again after a poll interval; the loop
+        // never ends on an error, or deliveries would stop until a restart.
         logger.error({ err: error }, 'could not read the webhook retry state; trying again');
+        if (!stopped && !woken) await sleepUnlessWoken(pollIntervalMs);
       }
-      if (!stopped) await pause(started);
     }
   })();
 
