@@ -36,7 +36,7 @@ export const domainForbiddenImports = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.venv-fuzz/**', '.probe/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { NO_STREAM, type EventToAppend } from '../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { figure, markdownTable, median, reportOption, writeReport } from './support/report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     batched: { type: 'string', default: '1000000' },
     'batch-size': { type: 'string', default: '100' },
     rounds: { type: 'string', default: '3' },
+    ...reportOption,
   },
 });
 const singleCount = Number(values.single);
@@ -188,7 +190,6 @@ for (let round = 0; round < rounds; round++) {
 }
 rmSync(dir, { recursive: true, force: true });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const rows = cases.map((c) => ({
   case: c.name,
   events: c.events,
@@ -210,4 +211,30 @@ console.log(
 );
 console.log(
   `batched appends: ${storeBatched}/s, ${(storeBatched / rawBatched).toFixed(2)} x raw node:sqlite (goal 200000/s)`,
+);
+
+writeReport(
+  values.report,
+  `## Embedded event log: appends
+
+\`npm run bench:event-store\` (bench/event-store-append.ts): the five events of an order's lifecycle, about
+${averageBytes} bytes each with metadata, appended to the node:sqlite log (WAL, \`synchronous=NORMAL\`: every
+acknowledged append survives a killed process). The baseline, raw node:sqlite, is the least SQLite needs for
+the same rows: the same table, index and pragmas, one prepared INSERT per event, none of the store's work.
+${rounds} rounds, baseline and store alternating on fresh files; medians.
+
+${markdownTable(
+  ['case', 'events/s (median)', 'of raw', 'rounds'],
+  rows.map((row, index) => [
+    index % 2 === 1 ? `**${row.case}**` : row.case,
+    row['median events/s'],
+    index % 2 === 1 ? `${figure(row['median events/s'] / rows[index - 1]!['median events/s'], 2)} x` : '',
+    perSecond
+      .get(row.case)!
+      .map((value) => figure(value))
+      .join(' '),
+  ]),
+)}
+
+Goals: 20,000 single appends/s, 200,000 events/s in batches.`,
 );

@@ -7,10 +7,19 @@
 // MONGODB_URL and KAFKA_BROKERS: writes to the command API, reads from the query API.
 // Run: npm run bench:orders (or bench:orders:distributed)
 // Options: --mode embedded|distributed --rounds N --duration SECONDS --connections N --visibility N
+//          --report FILE (its BENCHMARKS.md section)
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load, median, pinned, startProcess, type LoadResult } from './support/processes.ts';
+import {
+  figure,
+  loadComparison,
+  markdownTable,
+  memoryOf,
+  reportOption,
+  writeReport,
+} from './support/report.ts';
 import { benchMode, modeOption, startBenchService } from './support/services.ts';
 
 const { values } = parseArgs({
@@ -20,6 +29,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     visibility: { type: 'string', default: '1000' },
     ...modeOption,
+    ...reportOption,
   },
 });
 const mode = benchMode(values.mode);
@@ -144,6 +154,7 @@ const cases = [
     headers: auth,
   },
 ];
+const idleMemory = memoryOf(service.writer.process.pid!);
 const results = new Map<string, LoadResult[]>();
 let catchUp: number | undefined;
 const record = (key: string, result: LoadResult) => results.set(key, [...(results.get(key) ?? []), result]);
@@ -209,6 +220,8 @@ for (let sampleIndex = 0; sampleIndex < visibilitySamples; sampleIndex++) {
   visible.push(performance.now() - ackedAt);
 }
 
+const writerMemory = memoryOf(service.writer.process.pid!);
+const readerMemory = memoryOf(service.reader.process.pid!);
 await Promise.all([service.stop(), barePost.stop(), bareGet.stop()]);
 
 const percentile = (values: number[], p: number) => {
@@ -267,4 +280,52 @@ console.log(
     `p99 ${ms(percentile(visible, 99))} ms, max ${ms(Math.max(...visible))} ms (goal: p99 under 20 ms); ` +
     `POST /orders alone p50 ${ms(percentile(acknowledged, 50))} ms, p99 ${ms(percentile(acknowledged, 99))} ms` +
     ` (over ${ordersBefore} orders of the measured POST rounds, and those of the warm-ups, already placed)`,
+);
+
+const memoryLine =
+  mode === 'embedded'
+    ? `Service memory: ${idleMemory.rssMb} MB RSS idle (after start-up), ${writerMemory.peakMb} MB high-water mark ` +
+      `after the loads and the visibility run (${writerMemory.rssMb} MB at the end).`
+    : `Memory: command API ${idleMemory.rssMb} MB RSS idle, ${writerMemory.peakMb} MB high-water mark; ` +
+      `query API ${readerMemory.peakMb} MB high-water mark.`;
+const cpuByProcess =
+  service.others.length === 0
+    ? ''
+    : `CPU µs per request of the other processes (medians of the rounds):\n\n${markdownTable(
+        ['case', ...service.others.map(({ name }) => name)],
+        cases.map(({ name }) => [
+          name,
+          ...service.others.map((other) =>
+            median(results.get(`service ${name}`)!.map((run) => run.cpuMicrosPerRequestOf[other.name]!)),
+          ),
+        ]),
+      )}\n`;
+const ms2 = (value: number) => figure(value, 2);
+writeReport(
+  values.report,
+  `## Orders${mode === 'distributed' ? ' (distributed mode)' : ''}: POST /orders, GET /orders/{id}, 201 to readable
+
+\`npm run bench:orders${mode === 'distributed' ? ':distributed' : ''}\` (bench/orders-http.ts): ${
+    mode === 'embedded'
+      ? 'the embedded service as `npm start` runs it'
+      : 'the four processes of the distributed mode (writes to the command API, reads from the query API, ' +
+        'FerretDB and Kafka of scripts/services.sh, one node:sqlite log file)'
+  }, one customer (made with the admin CLI) with a stored address. Every POST creates an order of two lines
+and a note (RS256 bearer token, zod, catalogue and address lookups, the decider, the append). Baselines: bare
+node:http servers answering the same bytes and headers, the POST one after reading and parsing the JSON
+body. ${connections} connections, ${rounds} rounds of ${durationSeconds} s after a warm-up, alternating; medians.
+
+${loadComparison(cases.map(({ name }) => ({ name, bare: results.get(`bare ${name}`)!, service: results.get(`service ${name}`)! })))}
+
+${cpuByProcess}
+**Visibility**, ${visibilitySamples} orders one after another, from reading the 201 to the first \`GET /orders/{id}\`
+(without a Consistency-Token) that finds the order: **p50 ${ms2(percentile(visible, 50))} ms, p99 ${ms2(percentile(visible, 99))} ms**,
+max ${ms2(Math.max(...visible))} ms (goal: p99 under 20 ms). \`POST /orders\` alone: p50 ${ms2(percentile(acknowledged, 50))} ms,
+p99 ${ms2(percentile(acknowledged, 99))} ms. The read model already held ${figure(ordersBefore)} orders from the load.${
+    catchUp === undefined
+      ? ''
+      : ` After the POST load, the projections caught up in ${figure(catchUp / 1000, 2)} s.`
+  }
+
+${memoryLine}`,
 );

@@ -1,17 +1,19 @@
 // GET /products/{id}, 200 and 304, on the embedded service beside a bare node:http server sending the same
 // bytes and headers, alternating, several rounds, 50 connections. Run: npm run bench:products
-// Options: --rounds N --duration SECONDS --connections N
+// Options: --rounds N --duration SECONDS --connections N --report FILE (its BENCHMARKS.md section)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load, median, pinned, startProcess, type LoadResult } from './support/processes.ts';
+import { loadComparison, memoryOf, reportOption, writeReport } from './support/report.ts';
 
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
+    ...reportOption,
   },
 });
 const rounds = Number(values.rounds);
@@ -46,12 +48,13 @@ const bare = await startProcess('bench/support/bare-server.ts', [fixturePath], {
 const etag = headers['etag']!;
 
 const cases = [
-  { name: '200', headers: {} },
-  { name: '304', headers: { 'If-None-Match': etag } },
+  { name: '200', headers: {}, expectStatus: 200 },
+  { name: '304', headers: { 'If-None-Match': etag }, expectStatus: 304 },
 ];
 const results = new Map<string, LoadResult[]>();
 const record = (key: string, result: LoadResult) => results.set(key, [...(results.get(key) ?? []), result]);
 
+const idle = memoryOf(service.process.pid!);
 // Warm both up (JIT, connection pools), then alternate bare and service, round after round.
 await load(bare, `${bare.url}${path}`, { connections, durationSeconds: 2 });
 await load(service, `${service.url}${path}`, { connections, durationSeconds: 2 });
@@ -59,7 +62,12 @@ for (let round = 0; round < rounds; round++) {
   for (const benchCase of cases) {
     record(
       `bare ${benchCase.name}`,
-      await load(bare, `${bare.url}${path}`, { connections, durationSeconds, headers: benchCase.headers }),
+      await load(bare, `${bare.url}${path}`, {
+        connections,
+        durationSeconds,
+        headers: benchCase.headers,
+        expectStatus: benchCase.expectStatus,
+      }),
     );
     record(
       `service ${benchCase.name}`,
@@ -67,10 +75,12 @@ for (let round = 0; round < rounds; round++) {
         connections,
         durationSeconds,
         headers: benchCase.headers,
+        expectStatus: benchCase.expectStatus,
       }),
     );
   }
 }
+const memory = memoryOf(service.process.pid!);
 await service.stop();
 await bare.stop();
 rmSync(dataDir, { recursive: true, force: true });
@@ -104,3 +114,18 @@ for (const name of ['200', '304']) {
       `per CPU-second it serves ${(cpu * 100).toFixed(0)}% as many`,
   );
 }
+console.log(`service memory: ${idle.rssMb} MB RSS idle, ${memory.peakMb} MB high-water mark under load`);
+
+writeReport(
+  values.report,
+  `## GET /products/{id}: 200 and 304
+
+\`npm run bench:products\` (bench/products-http.ts): the embedded service as \`npm start\` runs it, over the demo
+catalogue, beside a bare node:http server answering the same path with the exact bytes and headers the
+service sent (304 when If-None-Match equals the ETag). autocannon, ${connections} connections, ${rounds} rounds of
+${durationSeconds} s after a warm-up, bare and service alternating; medians.${pinned ? ' Servers pinned to one core, autocannon to the other.' : ''}
+
+${loadComparison(['200', '304'].map((name) => ({ name, bare: results.get(`bare ${name}`)!, service: results.get(`service ${name}`)! })))}
+
+Service memory: ${idle.rssMb} MB RSS idle (after start-up), ${memory.peakMb} MB high-water mark after the load.`,
+);

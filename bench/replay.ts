@@ -2,7 +2,10 @@
 // placed, confirmed, paid, shipped, delivered): projections:rebuild on node:sqlite, scratch load, index
 // build and swap included. The log is
 // written first; the replay runs in a fresh process so that its memory high-water mark is its own.
-// Run: npm run bench:replay   Options: --orders N (default 200000)
+// Then start-up: the embedded default (as `npm start` runs it) started on that log, twice: first with only the
+// order read model built (the other followers of the log start from its beginning), then again (a restart,
+// everything checkpointed): the time to listening and to GET /ready 200, and the memory once ready.
+// Run: npm run bench:replay   Options: --orders N (default 200000) --report FILE (its BENCHMARKS.md section)
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,10 +24,11 @@ import {
   createSqliteOrderReadModel,
   sqliteScratchOrderReadModel,
 } from '../projections/sqlite-order-read-model.ts';
-import { projectFile } from './support/processes.ts';
+import { projectFile, startProcess } from './support/processes.ts';
+import { figure, markdownTable, memoryOf, reportOption, writeReport } from './support/report.ts';
 
 const { values } = parseArgs({
-  options: { orders: { type: 'string', default: '200000' }, replay: { type: 'string' } },
+  options: { orders: { type: 'string', default: '200000' }, replay: { type: 'string' }, ...reportOption },
 });
 
 if (values.replay !== undefined) {
@@ -121,6 +125,31 @@ if (values.replay !== undefined) {
   const result = JSON.parse(
     execFileSync(process.execPath, [projectFile('bench/replay.ts'), '--replay', dir], { encoding: 'utf8' }),
   ) as { events: number; orders: number; seconds: number; maxRssMb: number };
+
+  /** The embedded default on DIR: ms to its URL announced, ms to GET /ready 200, and its memory then. */
+  const startUp = async () => {
+    const started = performance.now();
+    const embedded = await startProcess('embedded/main.ts', [], {
+      PORT: '0',
+      DATA_DIR: dir,
+      SEED_DEMO_USERS: 'false',
+      // The URL is announced at info.
+      LOG_LEVEL: 'info',
+    });
+    const listening = performance.now() - started;
+    for (;;) {
+      const ready = await fetch(`${embedded.url}/ready`);
+      await ready.arrayBuffer();
+      if (ready.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const ready = performance.now() - started;
+    const memory = memoryOf(embedded.process.pid!);
+    await embedded.stop();
+    return { listening, ready, ...memory };
+  };
+  const firstStart = await startUp();
+  const restart = await startUp();
   if (process.env['BENCH_KEEP_LOG']) console.log(`log kept in ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 
@@ -131,5 +160,36 @@ if (values.replay !== undefined) {
     `replay: ${result.events.toLocaleString('en')} events into ${result.orders.toLocaleString('en')} orders in ` +
       `${result.seconds.toFixed(2)} s = ${Math.round(result.events / result.seconds).toLocaleString('en')} events/s ` +
       `(goal: 200,000); memory high-water mark ${result.maxRssMb} MB RSS`,
+  );
+  const startRows = [
+    ['first start (order read model replayed, other followers from the log start)', firstStart],
+    ['restart (everything checkpointed)', restart],
+  ] as const;
+  for (const [name, run] of startRows)
+    console.log(
+      `${name}: listening after ${figure(run.listening)} ms, ready after ${figure(run.ready)} ms, ` +
+        `${run.rssMb} MB RSS then`,
+    );
+  const eventsPerSecond = Math.round(result.events / result.seconds);
+  writeReport(
+    values.report,
+    `## Replay and start-up on a log of ${figure(result.events)} events
+
+\`npm run bench:replay\` (bench/replay.ts): a log of ${figure(result.orders)} orders of five events each (placed,
+confirmed, paid, shipped, delivered; ${figure(logMb)} MB, written in ${figure(logSeconds, 1)} s), then in a fresh process
+what \`projections:rebuild\` runs: the whole log into a scratch table, its indexes built, swapped in, caught up.
+
+| replay | events/s | seconds | memory high-water mark |
+|---|---:|---:|---:|
+| **order read model rebuilt** | **${figure(eventsPerSecond)}** (goal 200,000) | ${figure(result.seconds, 2)} | ${result.maxRssMb} MB RSS |
+
+Start-up of the embedded default (as \`npm start\` runs it) on that log: the time from starting the process to
+its URL announced (listening) and to \`GET /ready\` answering 200 (every follower of the log within
+READY_MAX_PROJECTION_LAG events of the head), and its resident memory then.
+
+${markdownTable(
+  ['start', 'listening ms', 'ready ms', 'RSS MB once ready'],
+  startRows.map(([name, run]) => [name, run.listening, run.ready, run.rssMb]),
+)}`,
   );
 }

@@ -8,10 +8,12 @@
 // delivered by the webhook dispatcher.
 // Run: npm run bench:webhooks (or bench:webhooks:distributed)
 // Options: --mode embedded|distributed --rate N --duration SECONDS --warmup SECONDS --subscribers N
+//          --report FILE (its BENCHMARKS.md section)
 import { createServer, Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { pinned, startProcess, type Started } from './support/processes.ts';
+import { figure, markdownTable, reportOption, writeReport } from './support/report.ts';
 import { benchMode, modeOption, startBenchService } from './support/services.ts';
 
 const { values } = parseArgs({
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     subscribers: { type: 'string', default: '3' },
     ...modeOption,
+    ...reportOption,
   },
 });
 const mode = benchMode(values.mode);
@@ -211,3 +214,32 @@ await bare.stop();
 await service.stop();
 agent.destroy();
 for (const receiver of receivers) receiver.server.close();
+
+const cell = (value: number | null) => (value === null ? 'none arrived' : figure(value, 2));
+writeReport(
+  values.report,
+  `## Command to webhook${mode === 'distributed' ? ' (distributed mode)' : ''}: 201 to received
+
+\`npm run bench:webhooks${mode === 'distributed' ? ':distributed' : ''}\` (bench/webhooks.ts): ${
+    mode === 'embedded'
+      ? 'the embedded service as `npm start` runs it'
+      : 'the four processes of the distributed mode (the projections process relays to Kafka, the dispatcher ' +
+        'delivers; FerretDB and Kafka of scripts/services.sh)'
+  }, with ${subscriberCount} subscriptions to \`order.created\`, each a real node:http receiver on loopback. Orders are placed
+open-loop at ${rate}/s for ${durationSeconds} s; for every order and receiver, the time from reading the 201 to the receiver
+reading the webhook (one clock); the first ${warmupSeconds} s are not measured. The baseline is a bare node:http server
+that answers 201 and POSTs to the same receivers at once.
+
+${markdownTable(
+  ['case', 'orders sent', 'webhooks measured', 'missing', 'p50 ms', 'p99 ms', 'max ms'],
+  Object.entries(results).map(([name, run]) => [
+    name,
+    run.sent,
+    run.measured,
+    run.missing,
+    cell(run.p50),
+    cell(run.p99),
+    cell(run.max),
+  ]),
+)}`,
+);

@@ -108,6 +108,8 @@ export type LoadResult = {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Answers of another status than the expected one (2xx, unless `expectStatus` said otherwise). */
+  unexpected: number;
   errors: number;
   /** CPU time (user + system) the server spent per request, in microseconds; steadier than requests/s. */
   cpuMicrosPerRequest: number;
@@ -131,6 +133,8 @@ export const load = async (
     headers?: Record<string, string>;
     method?: 'GET' | 'POST';
     body?: string;
+    /** The status every answer should have; without, any 2xx. */
+    expectStatus?: number;
     /** Other processes whose CPU time per request to report too (a distributed service's others). */
     processes?: readonly { name: string; pid: number }[];
   },
@@ -152,6 +156,12 @@ export const load = async (
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    unexpected:
+      options.expectStatus === undefined
+        ? result.non2xx
+        : result.requests.total -
+          ((result.statusCodeStats as Record<string, { count?: number }>)[String(options.expectStatus)]
+            ?.count ?? 0),
     errors: result.errors,
     cpuMicrosPerRequest: Math.round(
       ((cpuMillis(server.process.pid!) - cpuBefore) * 1000) / result.requests.total,
@@ -165,4 +175,4 @@ export const load = async (
   };
 };
 
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+export { median } from './report.ts';
