@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // - unit: pure code, no I/O.
 // - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install.
 // - integration: the real servers of scripts/services.sh (FerretDB, Kafka) and EventStoreDB when EVENTSTORE_URL is set.
+// - faults: the embedded default under crashes, full and read-only disks, hostile webhook receivers and
+//   overload (test/faults); slow, so outside `npm test`: `npm run test:faults`.
 // - distributed: the HTTP suites of the embedded project again, against the distributed mode's four processes
 //   on those servers (test/support/distributed-service.ts), plus the distributed mode's own fault tests.
 /** The HTTP suites that run against both the embedded default and the distributed mode. */
@@ -30,9 +32,19 @@ export default defineConfig({
         test: {
           name: 'embedded',
           include: ['test/**/*.int.spec.ts', 'test/**/*.e2e.spec.ts'],
-          exclude: ['test/integration/**', 'test/distributed/**'],
+          exclude: ['test/integration/**', 'test/distributed/**', 'test/faults/**'],
           setupFiles: ['test/support/contract-setup.ts'],
           testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.spec.ts'],
+          setupFiles: ['test/support/contract-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
       {

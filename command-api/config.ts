@@ -6,6 +6,8 @@ import {
   demoSeedEnvironment,
   eventLogConfig,
   eventLogEnvironment,
+  loadSheddingConfig,
+  loadSheddingEnvironment,
   mongoEnvironment,
   processEnvironment,
   publicAddress,
@@ -18,6 +20,7 @@ import { webhookConfig, webhookEnvironment } from '../webhook-dispatcher/webhook
 export const commandApiConfigSchema = z
   .object({
     ...processEnvironment(3001),
+    ...loadSheddingEnvironment,
     ...publicAddressEnvironment,
     ...eventLogEnvironment,
     ...mongoEnvironment,
@@ -38,6 +41,7 @@ export const commandApiConfigSchema = z
       host: env.HOST,
       logLevel: env.LOG_LEVEL,
       readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS },
+      http: loadSheddingConfig(env),
       ...address,
       eventLog: eventLogConfig(env),
       mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },

@@ -12,6 +12,7 @@ import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { createHttpApp } from '../infrastructure/http/create-app.ts';
 import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
+import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
@@ -76,6 +77,12 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   const policy = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks };
   const resolve = createHostResolver({ dnsServers: config.webhooks.dnsServers });
 
+  // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
+  const loadShedding = startLoadShedding({
+    config: config.http,
+    errorTypeBase: config.errorTypeBase,
+    metrics,
+  });
   const app = createHttpApp({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
     logger,
@@ -111,17 +118,19 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       }),
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
+    loadShedding: loadShedding.middleware,
     metrics,
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host);
+  const http = await listen(app, config.port, config.host, { maxConnections: config.http.maxConnections });
   logger.info({ url: http.url }, 'command API listening');
   return {
     url: http.url,
     async stop() {
       clearInterval(purgeIdempotencyKeys);
       await http.close();
+      loadShedding.stop();
       await eventStore.close();
       await mongo.close();
       logger.info('command API stopped');

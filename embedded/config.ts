@@ -4,6 +4,8 @@ import { identityConfig, identityEnvironment } from '../identity/identity-config
 import {
   consistencyEnvironment,
   demoSeedEnvironment,
+  loadSheddingConfig,
+  loadSheddingEnvironment,
   logLevel,
   publicAddressEnvironment,
   projectionLagEnvironment,
@@ -47,6 +49,7 @@ export const embeddedConfigSchema = z
     ...demoSeedEnvironment,
     ...consistencyEnvironment,
     ...readinessEnvironment,
+    ...loadSheddingEnvironment,
     ...projectionLagEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
@@ -65,6 +68,7 @@ export const embeddedConfigSchema = z
       docsUrl: withoutTrailingSlash(env.DOCS_URL ?? `${publicBaseUrl}/docs`),
       seedDemoUsers: env.SEED_DEMO_USERS === 'true',
       consistencyTimeoutMs: env.CONSISTENCY_TIMEOUT_MS,
+      http: loadSheddingConfig(env),
       readiness: {
         checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS,
         maxProjectionLag: env.READY_MAX_PROJECTION_LAG,

@@ -20,10 +20,12 @@ import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-eve
 import { createHttpApp } from '../infrastructure/http/create-app.ts';
 import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
+import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { createReadiness } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck, sqliteCheck } from '../infrastructure/operations/store-checks.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { checkDataDirWritable, dataDirError } from '../infrastructure/storage/data-dir.ts';
 import { projectionLagCheck } from '../projections/projection-lag.ts';
 import { registerProjectionMetrics } from '../projections/projection-metrics.ts';
 import { startProjectionRunner } from '../projections/projection-runner.ts';
@@ -51,13 +53,20 @@ export type RunningService = { url: string; stop: () => Promise<void> };
  * `DATA_DIR/events.sqlite`; users, tokens, the catalogue, idempotency keys, the read models and
  * their checkpoints, and the webhook retry state are `DATA_DIR/read-store.sqlite`. The projections, the
  * relay and the webhook dispatcher run in this process too, on an in-process bus.
+ *
+ * A DATA_DIR it cannot write (read-only, full, forbidden) stops the start with a StartupError naming it
+ * and the cause, before anything is opened there, or when a store fails so while starting.
  */
-export const startEmbedded = async ({
-  config,
-  logger,
-  clock,
-  announce,
-}: EmbeddedDeps): Promise<RunningService> => {
+export const startEmbedded = async (deps: EmbeddedDeps): Promise<RunningService> => {
+  checkDataDirWritable(deps.config.dataDir);
+  try {
+    return await startServices(deps);
+  } catch (error) {
+    throw dataDirError(deps.config.dataDir, error) ?? error;
+  }
+};
+
+const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps): Promise<RunningService> => {
   const metrics = createMetricsRegistry();
   const eventStore = countingAppends(
     createSqliteEventStore({
@@ -126,6 +135,12 @@ export const startEmbedded = async ({
     });
   }, 3_600_000).unref();
 
+  // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
+  const loadShedding = startLoadShedding({
+    config: config.http,
+    errorTypeBase: config.errorTypeBase,
+    metrics,
+  });
   const app = createHttpApp({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
     logger,
@@ -163,11 +178,12 @@ export const startEmbedded = async ({
       ...webhooks.routers(identity.verifier),
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
+    loadShedding: loadShedding.middleware,
     metrics,
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host);
+  const http = await listen(app, config.port, config.host, { maxConnections: config.http.maxConnections });
   logger.info({ url: http.url, dataDir: config.dataDir }, 'embedded service listening');
 
   return {
@@ -175,6 +191,7 @@ export const startEmbedded = async ({
     async stop() {
       clearInterval(purgeIdempotencyKeys);
       await http.close();
+      loadShedding.stop();
       await webhooks.stop();
       await projection.stop();
       await eventStore.close();

@@ -132,11 +132,15 @@ export const startEmbeddedWebhooks = async ({
       }),
     ],
     async stop() {
-      await relay.stop();
+      // The relay's batch in hand may be waiting (up to 30 s) for the subscription projection, which cannot
+      // advance while the read store fails (a full or read-only disk): stopping that projection ends the wait
+      // at once. The batch then fails, and is relayed again at the next start (at least once).
+      const relayStopped = relay.stop();
+      await subscriptionProjection.stop();
+      await relayStopped;
       await dispatcher.stop();
       await bus.close();
       poster.close();
-      await subscriptionProjection.stop();
     },
   };
 };

@@ -6,6 +6,8 @@ import {
   consistencyEnvironment,
   eventLogConfig,
   eventLogEnvironment,
+  loadSheddingConfig,
+  loadSheddingEnvironment,
   mongoEnvironment,
   processEnvironment,
   projectionLagEnvironment,
@@ -18,6 +20,7 @@ import {
 export const queryApiConfigSchema = z
   .object({
     ...processEnvironment(3002),
+    ...loadSheddingEnvironment,
     ...publicAddressEnvironment,
     ...eventLogEnvironment,
     ...mongoEnvironment,
@@ -47,6 +50,7 @@ export const queryApiConfigSchema = z
       },
       ...address,
       consistencyTimeoutMs: env.CONSISTENCY_TIMEOUT_MS,
+      http: loadSheddingConfig(env),
       consistencyPollIntervalMs: env.CONSISTENCY_POLL_INTERVAL_MS,
       eventLog: eventLogConfig(env),
       mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },

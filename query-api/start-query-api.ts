@@ -10,6 +10,7 @@ import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { createHttpApp } from '../infrastructure/http/create-app.ts';
 import { healthRoutes } from '../infrastructure/http/health-routes.ts';
 import { listen } from '../infrastructure/http/listen.ts';
+import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
@@ -78,6 +79,12 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     },
   });
 
+  // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
+  const loadShedding = startLoadShedding({
+    config: config.http,
+    errorTypeBase: config.errorTypeBase,
+    metrics,
+  });
   const app = createHttpApp({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
     logger,
@@ -113,16 +120,18 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
       }),
     ],
     errorMappers: identity.errorMappers,
+    loadShedding: loadShedding.middleware,
     metrics,
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host);
+  const http = await listen(app, config.port, config.host, { maxConnections: config.http.maxConnections });
   logger.info({ url: http.url }, 'query API listening');
   return {
     url: http.url,
     async stop() {
       await http.close();
+      loadShedding.stop();
       ordersProgress.stop();
       subscriptionsProgress.stop();
       await eventStore.close();

@@ -273,9 +273,8 @@ export const startDeliveryWorker = ({
   const running = (async () => {
     while (!stopped) {
       woken = false;
-      let started = false;
       try {
-        started = await fill();
+        const started = await fill();
         if (!stopped) await pause(started);
       } catch (error) {
         // A store that fails (a full or read-only disk) is tried again after a poll interval; the loop

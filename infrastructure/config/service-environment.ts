@@ -30,6 +30,55 @@ export const projectionLagEnvironment = {
     .describe('GET /ready answers 503 while a read model trails the head of the event log by more events.'),
 };
 
+/**
+ * Load shedding and the connection bound of a process serving the HTTP API (embedded default, command API,
+ * query API): past a bound, a request is answered at once with 503 `overloaded` and Retry-After.
+ */
+export const loadSheddingEnvironment = {
+  HTTP_MAX_REQUESTS_IN_FLIGHT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(1000)
+    .describe(
+      'Requests under way at once beyond which a new one is answered 503 overloaded (Retry-After: 1) before ' +
+        'any work; /health, /ready and /metrics are never refused. 0: no bound.',
+    ),
+  HTTP_MAX_EVENT_LOOP_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(200)
+    .describe(
+      'While the event loop runs late by more than this many ms (mean over 500 ms), new requests are ' +
+        'answered 503 overloaded (Retry-After: 1) before any work. 0: no bound.',
+    ),
+  HTTP_MAX_CONNECTIONS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10_000)
+    .describe(
+      'Open client connections at most; further ones are closed at once, unanswered (a last resort for ' +
+        'file descriptors and memory: load shedding answers 503 well before).',
+    ),
+};
+
+export const loadSheddingConfig = (env: {
+  HTTP_MAX_REQUESTS_IN_FLIGHT: number;
+  HTTP_MAX_EVENT_LOOP_DELAY_MS: number;
+  HTTP_MAX_CONNECTIONS: number;
+}) => ({
+  maxRequestsInFlight: env.HTTP_MAX_REQUESTS_IN_FLIGHT,
+  maxEventLoopDelayMs: env.HTTP_MAX_EVENT_LOOP_DELAY_MS,
+  maxConnections: env.HTTP_MAX_CONNECTIONS,
+});
+
+export type HttpLimits = ReturnType<typeof loadSheddingConfig>;
+
 /** Variables every process of the distributed mode reads: where it listens and how much it logs. */
 export const processEnvironment = (defaultPort: number) => ({
   PORT: z.coerce

@@ -28,6 +28,12 @@ export type HttpAppOptions = {
   errorMappers?: ErrorMapper[];
   /** Express's `trust proxy`: whom to believe about the client address (X-Forwarded-For). */
   trustProxy?: boolean | number | string;
+  /**
+   * Refuses requests while the process is overloaded (`startLoadShedding` of load-shedding.ts): it runs
+   * right after the security headers, before the request id, the log line and the duration sample, and
+   * before any body is read or token checked.
+   */
+  loadShedding?: RequestHandler;
 };
 
 /** JSON and form bodies up to 100 kB, in one layer that reads requests (GET, HEAD) pass straight through. */
@@ -41,8 +47,9 @@ const bodyParsers = (): RequestHandler => {
 };
 
 /**
- * The HTTP stack every service shares, around the routers it is given: request id, one log line and one
- * duration sample per request, security headers, body limits, GET /ready and GET /metrics, problem details.
+ * The HTTP stack every service shares, around the routers it is given: security headers, load shedding
+ * (when given), request id, one log line and one duration sample per request admitted, body limits,
+ * GET /ready and GET /metrics, problem details.
  */
 export const createHttpApp = ({
   problems,
@@ -52,16 +59,20 @@ export const createHttpApp = ({
   readiness,
   errorMappers = [],
   trustProxy = false,
+  loadShedding,
 }: HttpAppOptions) => {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', trustProxy);
   enforceCacheControlRules(app);
+  app.use(securityHeaders());
+  // First after the headers every response carries: a refusal costs as little as possible (no request id,
+  // log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
+  if (loadShedding) app.use(loadShedding);
   app.use(requestId);
   app.use(requestLog(logger));
   app.use(httpMetrics(metrics));
-  app.use(securityHeaders());
   app.use(bodyParsers());
   for (const router of routers) app.use(router);
   app.use(readinessRoutes(readiness), metricsRoutes(metrics));

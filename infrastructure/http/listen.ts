@@ -14,7 +14,14 @@ export const listen = (
   app: Express,
   port: number,
   host: string,
-  { shutdownGraceMs = 10_000 }: { shutdownGraceMs?: number } = {},
+  {
+    shutdownGraceMs = 10_000,
+    maxConnections,
+  }: {
+    shutdownGraceMs?: number;
+    /** Open connections at most: the server closes further ones at once (node:http's maxConnections). */
+    maxConnections?: number;
+  } = {},
 ): Promise<Listening> =>
   new Promise((resolve, reject) => {
     const inFlight = new Set<ServerResponse>();
@@ -40,6 +47,7 @@ export const listen = (
           }),
       });
     });
+    if (maxConnections !== undefined) server.maxConnections = maxConnections;
     server.on('request', (_request, response: ServerResponse) => {
       if (closing) return endsConnection(response);
       inFlight.add(response);

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { InvariantViolationError } from '../../domain/errors.ts';
+import { storageFailureOf } from '../storage/storage-failure.ts';
 import { ApiError, UnauthorizedError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
 
@@ -72,11 +73,21 @@ const bodyParserProblem = (error: { type?: string; status?: number }): ApiError 
 /** Turns an error of some module (a port, the domain) into its HTTP answer, or says it does not know it. */
 export type ErrorMapper = (error: unknown) => ApiError | undefined;
 
+/** Retry-After of 503 storage-unavailable: a full or read-only disk needs an operator, not a quick retry. */
+const storageRetryAfterSeconds = 10;
+
 const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError | undefined => {
   if (error instanceof ApiError) return error;
   for (const map of mappers) {
     const mapped = map(error);
     if (mapped) return mapped;
+  }
+  if (storageFailureOf(error)) {
+    return new ApiError(
+      'storage-unavailable',
+      'The service cannot write to its storage now, so the request was not completed. Retry later.',
+      { headers: { 'Retry-After': String(storageRetryAfterSeconds) } },
+    );
   }
   if (error instanceof InvariantViolationError) {
     return new ApiError('validation-failed', error.message, { extensions: { errors: error.violations } });
@@ -101,6 +112,13 @@ export const errorHandler =
       return sendProblem(
         response,
         problem(errorTypeBase, 'internal', 'The server could not complete the request.', instance),
+      );
+    }
+    if (apiError.kind === 'storage-unavailable') {
+      // The operator's signal that the disk is full or read-only: the answer itself says only 503.
+      logger.error(
+        { err: error, method: request.method, path: instance },
+        'request failed: storage unavailable',
       );
     }
     const headers = { ...apiError.headers };

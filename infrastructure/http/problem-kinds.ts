@@ -68,6 +68,15 @@ export const problemKinds = {
     title: 'Service Unavailable',
     description: 'The service cannot answer now; retry after the number of seconds in Retry-After.',
   },
+  'storage-unavailable': {
+    status: 503,
+    title: 'Service Unavailable',
+    description:
+      'The service cannot use its storage now: its disk is full, read-only or failing. The request is not ' +
+      'acknowledged: almost always nothing of it was stored (a write that failed only at its very end may ' +
+      'appear, whole, once the disk is repaired, as after a lost answer). Retry after the number of seconds ' +
+      'in Retry-After (an operator has to free or repair the disk).',
+  },
   'not-ready': {
     status: 503,
     title: 'Service Unavailable',
@@ -75,6 +84,13 @@ export const problemKinds = {
       'The process is alive but not ready to serve: a store it uses does not answer, or its read models trail ' +
       'the event log by more than the configured bound. The checks member reports each dependency; retry ' +
       'after the number of seconds in Retry-After.',
+  },
+  overloaded: {
+    status: 503,
+    title: 'Service Unavailable',
+    description:
+      'The service is shedding load: too many requests are under way, or it is running behind on them. The ' +
+      'request was refused before any of it was read or done; retry after the number of seconds in Retry-After.',
   },
 } as const satisfies Record<string, { status: number; title: string; description: string }>;
 

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { ConfigurationError, parseConfig } from '../config/parse-config.ts';
 import { createLogger } from '../logging/create-logger.ts';
 import { environmentHelp } from './environment-help.ts';
+import { StartupError } from './startup-error.ts';
 
 export type RunningProcess = { stop: () => Promise<void> };
 
@@ -12,7 +13,8 @@ export type RunningProcess = { stop: () => Promise<void> };
  * The shell of every entry point: with `--help`, prints the environment variables the process reads (from
  * its zod schema) and exits 0 without starting anything. Otherwise parses the environment once, creates
  * the logger and the clock, starts the process and stops it cleanly on SIGTERM or SIGINT (exit 0, or 1
- * when stopping failed). A bad variable exits 78 (EX_CONFIG) naming it.
+ * when stopping failed). A bad variable exits 78 (EX_CONFIG) naming it; a StartupError (an unwritable
+ * DATA_DIR) prints its one line and exits with its code (73).
  */
 export const runProcess = <Schema extends z.ZodType<{ logLevel: string }>>({
   schema,
@@ -50,6 +52,10 @@ export const runProcess = <Schema extends z.ZodType<{ logLevel: string }>>({
     if (error instanceof ConfigurationError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(78);
+    }
+    if (error instanceof StartupError) {
+      process.stderr.write(`failed to start: ${error.message}\n`);
+      process.exit(error.exitCode);
     }
     process.stderr.write(
       `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -15,6 +15,7 @@ describe('embedded configuration', () => {
       docsUrl: 'http://localhost:3000/docs',
       seedDemoUsers: true,
       consistencyTimeoutMs: 5000,
+      http: { maxRequestsInFlight: 1000, maxEventLoopDelayMs: 200, maxConnections: 10_000 },
       readiness: { checkTimeoutMs: 500, maxProjectionLag: 1000 },
       catalog: { seedDemo: true, currency: 'EUR', refreshIntervalMs: 1000 },
       identity: {
@@ -35,6 +36,18 @@ describe('embedded configuration', () => {
         dnsServers: [],
       },
     });
+  });
+
+  it('reads the load-shedding limits (0 turns a bound off), and refuses a negative one', () => {
+    const config = parseConfig(embeddedConfigSchema, {
+      HTTP_MAX_REQUESTS_IN_FLIGHT: '0',
+      HTTP_MAX_EVENT_LOOP_DELAY_MS: '50',
+      HTTP_MAX_CONNECTIONS: '600',
+    });
+    expect(config.http).toEqual({ maxRequestsInFlight: 0, maxEventLoopDelayMs: 50, maxConnections: 600 });
+    expect(() => parseConfig(embeddedConfigSchema, { HTTP_MAX_REQUESTS_IN_FLIGHT: '-1' })).toThrow(
+      /HTTP_MAX_REQUESTS_IN_FLIGHT: /,
+    );
   });
 
   it('reads the webhook settings, and refuses a malformed schedule or a short secret key', () => {

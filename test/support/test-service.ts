@@ -125,6 +125,9 @@ const startEmbeddedTestService = async (
     DATA_DIR: dataDir,
     SEED_DEMO_USERS: 'false',
     PUBLIC_BASE_URL: 'https://orders.example',
+    // This service shares its event loop with the test runner and the tests' own clients and receivers:
+    // the loop's delay is not the service's load, so that bound is off here (a test may set it).
+    HTTP_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,
   });
   const announced: string[] = [];

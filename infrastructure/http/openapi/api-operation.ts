@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
+import { neverShedPaths } from '../load-shedding.ts';
 import { problemKinds, type ProblemKind } from '../problem-kinds.ts';
 
 /** The four business tags of spec section 1, and one for what operators and tools use. */
@@ -104,6 +105,14 @@ const problemsOf = (operation: ApiOperation): Partial<Record<ProblemKind, Proble
     ...(operation.access ? { unauthorized: 'The bearer token is missing, invalid or expired.' } : {}),
     ...operation.problems,
     internal: 'The server failed; nothing is disclosed about why.',
+    ...(neverShedPaths.includes(operation.path)
+      ? {}
+      : {
+          overloaded:
+            'The service is shedding load (too many requests under way, or running behind): refused before any work. Retry after Retry-After.',
+        }),
+    'storage-unavailable':
+      'The disk under the service is full, read-only or failing: the request was not completed. Retry after Retry-After.',
   };
 };
 

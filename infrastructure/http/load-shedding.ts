@@ -1,0 +1,144 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { problem, sendProblem } from './problem-details.ts';
+
+export type LoadSheddingConfig = {
+  /** Requests under way at once; beyond, every new request is refused. 0: no bound. */
+  maxRequestsInFlight: number;
+  /**
+   * The event loop's mean delay over the last half second, in ms: beyond it a share of new requests is
+   * refused, growing from none at the bound to all at twice the bound. 0: no bound.
+   */
+  maxEventLoopDelayMs: number;
+};
+
+/** What operators and orchestrators ask of an overloaded process: never refused, never counted. */
+export const neverShedPaths: readonly string[] = ['/health', '/ready', '/metrics'];
+
+/** Retry-After of a refusal: overload passes in seconds or it needs more processes, not a longer wait. */
+export const overloadRetryAfterSeconds = 1;
+
+/** The histogram's timer ticks this often; a tick's recorded value is this plus the loop's delay. */
+const resolutionMs = 10;
+
+export type LoadShedding = {
+  /** Refuses a request at once, before its body is read or its token checked, while over a bound. */
+  middleware: RequestHandler;
+  /** Stops measuring the event loop. */
+  stop: () => void;
+};
+
+type Reason = 'in-flight' | 'event-loop-delay';
+
+const details: Record<Reason, string> = {
+  'in-flight': 'The service has too many requests under way.',
+  'event-loop-delay': 'The service is running behind on the requests it has.',
+};
+
+/**
+ * Load shedding for one HTTP process: a request that arrives while too many are under way, or while the
+ * event loop runs late, is answered at once with 503 `overloaded` and Retry-After, so that the requests
+ * admitted finish in bounded time and memory instead of every request slowing down together.
+ *
+ * - Requests in flight: past the bound, every new request is refused (a bound on the memory and the work
+ *   the process has taken on).
+ * - Event-loop delay: the mean delay of the loop's ticks, read on demand by requests (no timer of its
+ *   own) at most once per `windowMs`, holding until the next reading. Past the bound, a share of requests
+ *   is refused, from none at the bound to all at twice the bound: shedding lowers the delay, and the
+ *   share settles where the admitted load keeps the delay near the bound, rather than swinging between
+ *   refusing everyone (the loop idle on cheap refusals) and no one. Half a second tells a loop that stays
+ *   late (overload: every turn long) from one long turn now and then (a GC pause, a big synchronous job),
+ *   which would not justify refusing anyone. The first request only starts the first window: what the
+ *   process did while starting is not load.
+ *
+ * Refusals are counted in http_requests_shed_total{reason}; the requests under way are
+ * http_requests_in_flight.
+ */
+export const startLoadShedding = ({
+  config,
+  errorTypeBase,
+  metrics,
+  windowMs = 500,
+  random = Math.random,
+}: {
+  config: LoadSheddingConfig;
+  /** `{error_type_base}` of the refusals' problem type. */
+  errorTypeBase: string;
+  metrics: Registry;
+  /** How long one reading of the event loop's delay holds. */
+  windowMs?: number;
+  /** Draws which requests of a share to refuse. */
+  random?: () => number;
+}): LoadShedding => {
+  const { maxRequestsInFlight, maxEventLoopDelayMs } = config;
+  const histogram = maxEventLoopDelayMs > 0 ? monitorEventLoopDelay({ resolution: resolutionMs }) : null;
+  histogram?.enable();
+  let inFlight = 0;
+  let windowStart: number | undefined;
+  /** The share of requests to refuse until the next reading, 0 to 1. */
+  let share = 0;
+
+  const shed = new Counter({
+    name: 'http_requests_shed_total',
+    help: 'Requests refused with 503 overloaded, by the bound they met: in-flight or event-loop-delay.',
+    labelNames: ['reason'] as const,
+    registers: [metrics],
+  });
+  for (const reason of Object.keys(details)) shed.inc({ reason }, 0);
+  new Gauge({
+    name: 'http_requests_in_flight',
+    help: 'Requests under way (admitted, not yet answered), health, readiness and metrics aside.',
+    registers: [metrics],
+    collect() {
+      this.set(inFlight);
+    },
+  });
+
+  const shareToShed = () => {
+    if (!histogram) return 0;
+    const at = performance.now();
+    if (windowStart === undefined) {
+      histogram.reset();
+      windowStart = at;
+    } else if (at - windowStart >= windowMs) {
+      const delayMs = histogram.count > 0 ? Math.max(0, histogram.mean / 1e6 - resolutionMs) : 0;
+      share = Math.min(1, Math.max(0, delayMs / maxEventLoopDelayMs - 1));
+      histogram.reset();
+      windowStart = at;
+    }
+    return share;
+  };
+
+  const refuse = (
+    reason: Reason,
+    request: Parameters<RequestHandler>[0],
+    response: Parameters<RequestHandler>[1],
+  ) => {
+    shed.inc({ reason });
+    sendProblem(
+      response,
+      problem(
+        errorTypeBase,
+        'overloaded',
+        `${details[reason]} Retry after the seconds in Retry-After.`,
+        request.path,
+      ),
+      { 'Retry-After': String(overloadRetryAfterSeconds) },
+    );
+  };
+
+  const middleware: RequestHandler = (request, response, next) => {
+    if (neverShedPaths.includes(request.path)) return next();
+    if (maxRequestsInFlight > 0 && inFlight >= maxRequestsInFlight)
+      return refuse('in-flight', request, response);
+    const toShed = shareToShed();
+    if (toShed > 0 && (toShed >= 1 || random() < toShed))
+      return refuse('event-loop-delay', request, response);
+    inFlight++;
+    response.once('close', () => inFlight--);
+    next();
+  };
+
+  return { middleware, stop: () => histogram?.disable() };
+};
