@@ -254,6 +254,16 @@ const placeOrders = (url: () => string, customers: (SignedIn & { addressId: stri
 };
 
 /** An admin, a staff member and two customers with an address each, made with the CLI and signed in. */
+/** An admin subscribes `receiverUrl` to order.created. */
+const subscribeToOrdersCreated = async (url: string, admin: SignedIn, receiverUrl: string) => {
+  const subscribed = await fetch(`${url}/webhooks`, {
+    method: 'POST',
+    headers: { ...admin.auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url: receiverUrl, events: ['order.created'] }),
+  });
+  expect(subscribed.status).toBe(201);
+};
+
 const usersOf = async (dataDir: string) => {
   const [adminUser, staffUser, ...customerUsers] = await Promise.all([
     addUserWithCli(dataDir, ['admin']),
@@ -403,12 +413,7 @@ describe.skipIf(mountProblem !== undefined && !required)(
       let service = await start(dataDir);
       try {
         const { admin, staff, customers } = await signInAll(service.url);
-        const subscribed = await fetch(`${service.url}/webhooks`, {
-          method: 'POST',
-          headers: { ...admin.auth, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ url: receiver.url, events: ['order.created'] }),
-        });
-        expect(subscribed.status).toBe(201);
+        await subscribeToOrdersCreated(service.url, admin, receiver.url);
 
         const load = placeOrders(() => service.url, customers, 8);
         await load.until('50 orders placed', () => load.count('acknowledged') >= 50);
@@ -485,12 +490,7 @@ describe.skipIf(mountProblem !== undefined && !required)(
       let service = await start(dataDir);
       try {
         const { admin, staff, customers } = await signInAll(service.url);
-        const subscribed = await fetch(`${service.url}/webhooks`, {
-          method: 'POST',
-          headers: { ...admin.auth, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ url: receiver.url, events: ['order.created'] }),
-        });
-        expect(subscribed.status).toBe(201);
+        await subscribeToOrdersCreated(service.url, admin, receiver.url);
 
         const load = placeOrders(() => service.url, customers, 8);
         await load.until('50 orders placed', () => load.count('acknowledged') >= 50);
