@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { load, median, pinned, startProcess, type LoadResult } from './support/processes.ts';
+import { cpuProfileEnv, load, median, pinned, startProcess, type LoadResult } from './support/processes.ts';
 import {
   figure,
   loadComparison,
@@ -44,10 +44,7 @@ const service = await startBenchService({
   mode,
   prefix: 'bench-orders-',
   users: [{ email, password, role: 'customer' }],
-  // BENCH_CPU_PROFILE=DIR writes a CPU profile of each service process (node --cpu-prof) there when it stops.
-  env: process.env['BENCH_CPU_PROFILE']
-    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}` }
-    : {},
+  env: cpuProfileEnv(),
 });
 const { writeUrl, readUrl, dataDir } = service;
 

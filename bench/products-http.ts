@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { load, median, pinned, startProcess, type LoadResult } from './support/processes.ts';
+import { cpuProfileEnv, load, median, pinned, startProcess, type LoadResult } from './support/processes.ts';
 import { loadComparison, memoryOf, reportOption, writeReport } from './support/report.ts';
 
 const { values } = parseArgs({
@@ -27,6 +27,7 @@ const service = await startProcess('embedded/main.ts', [], {
   DATA_DIR: dataDir,
   SEED_DEMO_USERS: 'false',
   LOG_LEVEL: 'info',
+  ...cpuProfileEnv(),
 });
 
 // The bare server serves exactly what the service answered, headers included.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
@@ -16,7 +17,7 @@ import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
-import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
+import { dataDirCheck, eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createMongoDeliveryQueue } from '../webhook-dispatcher/mongo-delivery-queue.ts';
 import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
 import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
@@ -72,7 +73,14 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   }, 3_600_000).unref();
   const readiness = createReadiness({
     timeoutMs: config.readiness.checkTimeoutMs,
-    checks: { eventLog: eventLogCheck(eventStore), mongodb: pingCheck(mongo.ping) },
+    checks: {
+      eventLog: eventLogCheck(eventStore),
+      mongodb: pingCheck(mongo.ping),
+      // A log in a local SQLite file: its directory must take writes.
+      ...(config.eventLog.kind === 'sqlite-file'
+        ? { dataDir: dataDirCheck(dirname(config.eventLog.path)) }
+        : {}),
+    },
   });
   const policy = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks };
   const resolve = createHostResolver({ dnsServers: config.webhooks.dnsServers });

@@ -23,7 +23,7 @@ import { listen } from '../infrastructure/http/listen.ts';
 import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { createReadiness } from '../infrastructure/operations/readiness.ts';
-import { eventLogCheck, sqliteCheck } from '../infrastructure/operations/store-checks.ts';
+import { dataDirCheck, eventLogCheck, sqliteCheck } from '../infrastructure/operations/store-checks.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import { checkDataDirWritable, dataDirError } from '../infrastructure/storage/data-dir.ts';
 import { projectionLagCheck } from '../projections/projection-lag.ts';
@@ -121,6 +121,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     checks: {
       eventLog: eventLogCheck(eventStore),
       readStore: sqliteCheck(readStore),
+      dataDir: dataDirCheck(config.dataDir),
       projections: projectionLagCheck({
         eventStore,
         projections,

@@ -26,6 +26,12 @@ if (pinned)
  * With `logFile`, everything it writes (stdout and stderr) goes on being appended to that file for as long
  * as it runs; without, stderr is this process's and stdout is read for the URL, then dropped.
  */
+// BENCH_CPU_PROFILE=DIR makes each service process write a CPU profile (node --cpu-prof) there when it stops.
+export const cpuProfileEnv = (): Record<string, string> => {
+  const dir = process.env['BENCH_CPU_PROFILE'];
+  return dir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } : {};
+};
+
 export const startProcess = async (
   script: string,
   args: string[],

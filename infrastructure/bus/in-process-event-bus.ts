@@ -67,7 +67,9 @@ export const createInProcessEventBus = (): EventBus => {
     const shares = new Map<Member, ConsumedMessage[]>();
     for (const { key, value } of messages) {
       const member = members[hash(key) % members.length]!;
-      shares.set(member, [...(shares.get(member) ?? []), { topic, key, value }]);
+      const share = shares.get(member);
+      if (share) share.push({ topic, key, value });
+      else shares.set(member, [{ topic, key, value }]);
     }
     const results = await Promise.allSettled(
       [...shares].map(([member, batch]) => {

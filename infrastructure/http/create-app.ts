@@ -1,7 +1,8 @@
 import express, { type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { httpMetrics } from '../metrics/http-metrics.ts';
+import { recordRequestDuration } from '../metrics/http-metrics.ts';
+import { afterResponse } from './after-response.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { enforceCacheControlRules } from './cache-control.ts';
 import { metricsRoutes } from './metrics-routes.ts';
@@ -14,7 +15,7 @@ import {
 } from './problem-details.ts';
 import { readinessRoutes } from './readiness-routes.ts';
 import { requestId } from './request-id.ts';
-import { requestLog } from './request-log.ts';
+import { logRequest } from './request-log.ts';
 import { securityHeaders } from './security-headers.ts';
 
 export type HttpAppOptions = {
@@ -71,8 +72,7 @@ export const createHttpApp = ({
   // log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
   if (loadShedding) app.use(loadShedding);
   app.use(requestId);
-  app.use(requestLog(logger));
-  app.use(httpMetrics(metrics));
+  app.use(afterResponse([logRequest(logger), recordRequestDuration(metrics)]));
   app.use(bodyParsers());
   for (const router of routers) app.use(router);
   app.use(readinessRoutes(readiness), metricsRoutes(metrics));

@@ -7,7 +7,7 @@ import type { RequestHandler } from 'express';
  * elsewhere. helmet sets no caching header (Cache-Control, Pragma, ETag, Vary stay with cache-control.ts
  * and representation.ts).
  */
-export const securityHeaders = (): RequestHandler =>
+const helmetMiddleware = () =>
   helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -26,3 +26,35 @@ export const securityHeaders = (): RequestHandler =>
       },
     },
   });
+
+/**
+ * The headers helmet sets, worked out once: every directive above is a constant, so every response gets
+ * the same ones. Running helmet's thirteen middlewares on each request had cost a few per cent of the CPU
+ * of a GET /products/{id} (issue 9's profile, BENCHMARKS.md).
+ */
+const headersOf = (middleware: RequestHandler): [string, string][] => {
+  const headers = new Map<string, string>();
+  let finished = false;
+  const response = {
+    setHeader: (name: string, value: string) => headers.set(name, value),
+    removeHeader: (name: string) => headers.delete(name),
+  };
+  void middleware(
+    {} as Parameters<RequestHandler>[0],
+    response as unknown as Parameters<RequestHandler>[1],
+    (error?: unknown) => {
+      if (error) throw error as Error;
+      finished = true;
+    },
+  );
+  if (!finished) throw new Error('helmet did not set its headers synchronously');
+  return [...headers];
+};
+
+export const securityHeaders = (): RequestHandler => {
+  const headers = headersOf(helmetMiddleware());
+  return (_request, response, next) => {
+    for (const [name, value] of headers) response.setHeader(name, value);
+    next();
+  };
+};

@@ -21,9 +21,9 @@ const sample = (text: string, series: string): number | undefined => {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 };
 
-/** The stores each process checks. */
+/** The stores each process checks; the command API also checks the directory of a SQLite event log. */
 const expectedChecks: Record<ServiceName, string[]> = {
-  'command-api': ['eventLog', 'mongodb'],
+  'command-api': ['eventLog', 'mongodb', ...(process.env['EVENTSTORE_URL'] ? [] : ['dataDir'])],
   'query-api': ['eventLog', 'mongodb', 'projections'],
   projections: ['eventLog', 'mongodb', 'kafka', 'projections'],
   'webhook-dispatcher': ['eventLog', 'mongodb', 'kafka'],

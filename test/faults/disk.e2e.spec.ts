@@ -429,8 +429,16 @@ describe.skipIf(mountProblem !== undefined && !required)(
         const anOrder = load.placements.find((p) => p.outcome === 'acknowledged')!.order!;
         const read = await fetch(`${service.url}/orders/${anOrder.id}`, { headers: staff.auth });
         expect(read.status).toBe(200);
+        // Not ready while it cannot write, saying why; ready again once it can.
         const ready = await fetch(`${service.url}/ready`);
-        await ready.body?.cancel();
+        const readiness = (await ready.json()) as {
+          checks: Record<string, { status: string; detail?: string }>;
+        };
+        expect(ready.status).toBe(503);
+        expect(readiness.checks['dataDir']).toEqual({
+          status: 'failing',
+          detail: 'cannot be written: the disk is full (ENOSPC)',
+        });
         rmSync(filler.path);
         load.phase = 'after';
         await load.until(
@@ -438,12 +446,18 @@ describe.skipIf(mountProblem !== undefined && !required)(
           () => load.count('acknowledged', 'after') >= 20,
         );
         await load.stop();
+        const readyAfter = await pollUntil('GET /ready 200 once the disk has room', async () => {
+          const response = await fetch(`${service.url}/ready`);
+          await response.body?.cancel();
+          return response.status === 200 ? response.status : undefined;
+        });
         report(
           `64 MB tmpfs; 8 clients placing orders; after ${load.count('acknowledged', 'before')} were placed, a filler ` +
             `of ${megabytes(filler.bytes)} filled the disk: ${load.count('storage-unavailable')} answers were 503 ` +
             `storage-unavailable problems with Retry-After, ${load.count('acknowledged', 'full')} were still 201; ` +
             `meanwhile GET /health answered ${health.status}, GET /orders/{id} ${read.status}, GET /ready ` +
-            `${ready.status}; after the filler was removed, ${load.count('acknowledged', 'after')} more were 201`,
+            `${ready.status} (dataDir: ${readiness.checks['dataDir']?.detail}); after the filler was removed, ` +
+            `${load.count('acknowledged', 'after')} more were 201 and GET /ready ${readyAfter}`,
         );
         // Each refusal is logged for the operator (log lines arrive through a pipe: polled).
         const storageErrors = await pollUntil('a log line per refused request', () => {
@@ -583,6 +597,15 @@ describe.skipIf(mountProblem !== undefined && !required)(
           const anOrder = load.placements.find((p) => p.outcome === 'acknowledged')!.order!;
           const read = await fetch(`${service.url}/orders/${anOrder.id}`, { headers: staff.auth });
           expect(read.status).toBe(200);
+          const ready = await fetch(`${service.url}/ready`);
+          const readiness = (await ready.json()) as {
+            checks: Record<string, { status: string; detail?: string }>;
+          };
+          expect(ready.status).toBe(503);
+          expect(readiness.checks['dataDir']).toEqual({
+            status: 'failing',
+            detail: 'cannot be written: the file system is read-only (EROFS)',
+          });
           await load.stop();
           const mountOptions = readFileSync('/proc/mounts', 'utf8')
             .split('\n')
@@ -593,7 +616,8 @@ describe.skipIf(mountProblem !== undefined && !required)(
               `orders; after ${load.count('acknowledged', 'before')} were placed, an ext4 error turned the disk ` +
               `read-only (${mountOptions}): ${load.count('storage-unavailable')} answers were 503 ` +
               `storage-unavailable problems with Retry-After, ${load.count('acknowledged', 'read-only')} were still ` +
-              `201; GET /health answered ${health.status} and GET /orders/{id} ${read.status} meanwhile`,
+              `201; GET /health answered ${health.status}, GET /orders/{id} ${read.status} and GET /ready ` +
+              `${ready.status} (dataDir: ${readiness.checks['dataDir']?.detail}) meanwhile`,
           );
           await pollUntil('a log line per refused request', () =>
             service.logged('request failed: storage unavailable') === load.count('storage-unavailable')

@@ -37,6 +37,7 @@ describe('GET /ready and GET /health of the embedded default', () => {
       checks: {
         eventLog: { status: 'ok' },
         readStore: { status: 'ok' },
+        dataDir: { status: 'ok' },
         projections: {
           status: 'ok',
           detail: 'events behind the log head: orders 0, webhook-subscriptions 0',
