@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { createBatchedStdout } from './batched-stdout.ts';
 import { safeError } from './safe-error.ts';
 
 /**
@@ -44,23 +45,10 @@ const redactSecrets = (line: Record<string, unknown>) => {
   return copy ?? top;
 };
 
-/**
- * Standard output, written in batches of about 8 kB and at least every 100 ms rather than one write per
- * line: a write per request log line was a measurable share of a GET's CPU (BENCHMARKS.md, issue 9). pino
- * writes what is left synchronously when the process exits, even by process.exit or an uncaught error;
- * only a SIGKILL can lose the last 100 ms of lines.
- */
-const bufferedStdout = (): DestinationStream => {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
-  const flushing = setInterval(() => stream.flush(), 100).unref();
-  stream.once('close', () => clearInterval(flushing));
-  return stream;
-};
-
 /** The JSON logger of every process: pino to stdout (or `destination`), errors reduced by safeError. */
 export const createLogger = (
   { level }: { level: string },
-  destination: DestinationStream = bufferedStdout(),
+  destination: DestinationStream = createBatchedStdout(),
 ): Logger =>
   pino(
     {
