@@ -3,13 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postJson } from '../support/http.ts';
 import type { AttemptBody } from '../support/webhooks.ts';
-import {
-  eventually,
-  percentile,
-  report,
-  startMeasuredService,
-  type MeasuredService,
-} from './measured-service.ts';
+import { pollUntil } from '../support/embedded-child.ts';
+import { percentile, report, startMeasuredService, type MeasuredService } from './measured-service.ts';
 
 // The embedded default (its own process) delivering a stream of orders to five subscribers on loopback: a
 // healthy one, a slow one, a dead one, one that trickles its answer at 1 byte per second and one that
@@ -163,7 +158,7 @@ describe('webhook delivery to hostile receivers (embedded default in its own pro
 
     // Warm up: a few orders through every path, then the memory baseline.
     for (const buyer of buyers) await placeOrder(buyer);
-    await eventually('the warm-up orders at the healthy receiver', () => healthyAt.size === buyers.length);
+    await pollUntil('the warm-up orders at the healthy receiver', () => healthyAt.size === buyers.length);
     const baseline = service.memory();
     report(
       `embedded default (pid ${service.pid}) with WEBHOOK_TIMEOUT_MS=${timeoutMs}, WEBHOOK_RETRY_SCHEDULE=1000,1000; ` +
@@ -190,7 +185,7 @@ describe('webhook delivery to hostile receivers (embedded default in its own pro
     report(`placed ${orders} orders from ${customers} customers in ${streamSeconds} s`);
 
     // The healthy subscriber gets every order, promptly.
-    await eventually(
+    await pollUntil(
       `every order at the healthy receiver (${healthyAt.size} of ${orders} so far)`,
       () => [...acknowledgedAt.keys()].every((id) => healthyAt.has(id)),
       { timeoutMs: 10_000 },
@@ -223,7 +218,7 @@ describe('webhook delivery to hostile receivers (embedded default in its own pro
     expect(after.peakMb).toBeLessThan(baseline.rssMb + 100);
 
     // The trickle: each attempt ends at the timeout, however many bytes keep coming.
-    const trickled = await eventually('four finished attempts at the trickling receiver', async () => {
+    const trickled = await pollUntil('four finished attempts at the trickling receiver', async () => {
       const logged = (await attempts(subscriptions.trickle)).filter(
         (attempt) => attempt.outcome !== 'delivered',
       );

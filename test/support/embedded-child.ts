@@ -1,6 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Role } from '../../identity/roles.ts';
 import { checkResponsesAgainstDocument } from './contract-fetch.ts';
@@ -10,6 +12,7 @@ import { runAdmin } from './run-admin.ts';
 // The embedded default as an operator runs it: `node embedded/main.ts` in its own process, on DATA_DIR,
 // which a test can kill with any signal and start again on the same data.
 
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = fileURLToPath(new URL('../../embedded/main.ts', import.meta.url));
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -25,16 +28,19 @@ export const freePort = () =>
     });
   });
 
-/** Polls `check` until it yields a value, or fails after `timeoutMs` saying what it waited for. */
+/**
+ * Polls `check` until it yields a value (neither undefined nor false), or fails after `timeoutMs` saying what
+ * it waited for.
+ */
 export const pollUntil = async <T>(
   what: string,
-  check: () => Promise<T | undefined> | T | undefined,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
   { timeoutMs = 30_000, intervalMs = 50 } = {},
 ): Promise<T> => {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value !== undefined) return value;
+    if (value !== undefined && value !== false) return value;
     if (performance.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
@@ -56,32 +62,56 @@ const childEnv = (dataDir: string, port: number, env: Record<string, string>) =>
   };
 };
 
-/** Keeps the last lines a process wrote, for a failing test to show, and counts its log lines by message. */
-const watchOutput = (child: ChildProcess, lines = 200) => {
-  const kept: string[] = [];
+/** Starts `node embedded/main.ts` on `dataDir` and a free port, from the repository's root as `npm start`. */
+const spawnEmbedded = async (dataDir: string, env: Record<string, string>) => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [main], {
+    cwd: root,
+    env: childEnv(dataDir, port, env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+};
+
+type LogLine = { level?: unknown; msg?: unknown; projection?: unknown };
+
+/**
+ * Reads what a process writes, line by line: keeps its last `lines` lines for a failing test to show and
+ * every log line at warn and at error and above, and counts its log lines, in all and by message.
+ */
+const watchOutput = (child: { stdout: Readable; stderr: Readable }, lines = 200) => {
+  const output: string[] = [];
+  const errors: string[] = [];
+  const warnings: string[] = [];
   const messages = new Map<string, number>();
-  let partial = '';
-  const keep = (chunk: Buffer) => {
-    const text = partial + chunk.toString('utf8');
-    const complete = text.split('\n');
-    partial = complete.pop() ?? '';
-    for (const line of complete.filter(Boolean)) {
-      kept.push(line);
-      try {
-        const { msg, projection } = JSON.parse(line) as { msg?: string; projection?: string };
-        if (typeof msg !== 'string') continue;
-        messages.set(msg, (messages.get(msg) ?? 0) + 1);
-        if (projection)
-          messages.set(`${msg} (${projection})`, (messages.get(`${msg} (${projection})`) ?? 0) + 1);
-      } catch {
-        // not a log line (stderr text)
-      }
+  let logLines = 0;
+  const count = (key: string) => messages.set(key, (messages.get(key) ?? 0) + 1);
+  const read = (line: string) => {
+    if (!line) return;
+    output.push(line);
+    if (output.length > lines) output.shift();
+    let log: LogLine | null;
+    try {
+      log = JSON.parse(line) as LogLine | null;
+    } catch {
+      return; // not a log line (stderr text)
     }
-    if (kept.length > lines) kept.splice(0, kept.length - lines);
+    if (typeof log?.level !== 'number') return;
+    logLines++;
+    if (log.level >= 50) errors.push(line);
+    else if (log.level >= 40) warnings.push(line);
+    if (typeof log.msg !== 'string') return;
+    count(log.msg);
+    if (typeof log.projection === 'string') count(`${log.msg} (${log.projection})`);
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  return { kept, logged: (msg: string) => messages.get(msg) ?? 0 };
+  for (const input of [child.stdout, child.stderr]) createInterface({ input }).on('line', read);
+  return {
+    output,
+    errors,
+    warnings,
+    logLines: () => logLines,
+    logged: (msg: string) => messages.get(msg) ?? 0,
+  };
 };
 
 export type EmbeddedChild = {
@@ -89,8 +119,16 @@ export type EmbeddedChild = {
   pid: number;
   /** The last lines of its stdout and stderr (pino JSON at LOG_LEVEL, warn unless told). */
   output: string[];
+  /** Its log lines at level error (50) and above, verbatim, all of them. */
+  errors: string[];
+  /** Its log lines at level warn (40), verbatim, all of them. */
+  warnings: string[];
+  /** How many log lines it wrote. */
+  logLines(): number;
   /** How many log lines with this `msg` it wrote; `msg (name)` counts those of projection `name`. */
   logged(msg: string): number;
+  /** Whether it still runs. */
+  alive(): boolean;
   exited: Promise<Exit>;
   /** Sends the signal and waits for the process to end. */
   kill(signal: NodeJS.Signals): Promise<Exit>;
@@ -99,17 +137,14 @@ export type EmbeddedChild = {
 /**
  * Starts `node embedded/main.ts` on `dataDir` and a free port, waits until GET /health answers, and checks
  * every later response from it against the OpenAPI document it serves. Fails when the process exits first.
+ * Its log arrives in batches (every 100 ms at most): poll for a line rather than expect it at once.
  */
 export const startEmbeddedChild = async (
   dataDir: string,
   env: Record<string, string> = {},
 ): Promise<EmbeddedChild> => {
-  const port = await freePort();
-  const child = spawn(process.execPath, [main], {
-    env: childEnv(dataDir, port, env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const { kept: output, logged } = watchOutput(child);
+  const { child, url } = await spawnEmbedded(dataDir, env);
+  const watched = watchOutput(child);
   let exit: Exit | undefined;
   const exited = new Promise<Exit>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -117,11 +152,11 @@ export const startEmbeddedChild = async (
       resolve(exit);
     }),
   );
-  const url = `http://127.0.0.1:${port}`;
   await pollUntil(
     `GET ${url}/health`,
     async () => {
-      if (exit) throw new Error(`the service exited (${JSON.stringify(exit)}):\n${output.join('\n')}`);
+      if (exit)
+        throw new Error(`the service exited (${JSON.stringify(exit)}):\n${watched.output.join('\n')}`);
       try {
         return (await fetch(`${url}/health`)).status === 200 ? true : undefined;
       } catch {
@@ -132,10 +167,10 @@ export const startEmbeddedChild = async (
   );
   await checkResponsesAgainstDocument(url);
   return {
+    ...watched,
     url,
     pid: child.pid!,
-    output,
-    logged,
+    alive: () => !exit,
     exited,
     async kill(signal) {
       if (!exit) child.kill(signal);
@@ -145,28 +180,27 @@ export const startEmbeddedChild = async (
 };
 
 /** Runs `node embedded/main.ts` on `dataDir` expecting it not to start: its exit and what it wrote. */
-export const runEmbeddedToExit = (dataDir: string, env: Record<string, string> = {}, timeoutMs = 30_000) =>
-  freePort().then(
-    (port) =>
-      new Promise<Exit & { stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [main], {
-          env: childEnv(dataDir, port, env),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          reject(new Error(`the service was still running after ${timeoutMs} ms:\n${stdout}${stderr}`));
-        }, timeoutMs);
-        child.once('exit', (code, signal) => {
-          clearTimeout(timer);
-          resolve({ code, signal, stdout, stderr });
-        });
-      }),
-  );
+export const runEmbeddedToExit = async (
+  dataDir: string,
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+) => {
+  const { child } = await spawnEmbedded(dataDir, env);
+  return new Promise<Exit & { stdout: string; stderr: string }>((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the service was still running after ${timeoutMs} ms:\n${stdout}${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+};
 
 export type SignedIn = { email: string; auth: { Authorization: string } };
 
