@@ -327,11 +327,20 @@ const checkAfterRestart = async (
   }
   const byNote = new Map(listed.map((order) => [order.note, order]));
   const acknowledged = placements.filter((p) => p.outcome === 'acknowledged');
-  const missing = acknowledged.filter((p) => {
+  // Each acknowledged order must read back exactly as its 201 answered; a failure says which, in which phase
+  // of the test, and whether it is absent or which fields differ.
+  const missing = acknowledged.flatMap((p): { note: string; phase: string; problem: string }[] => {
     const found = byNote.get(p.note);
-    return JSON.stringify(found) !== JSON.stringify(p.order);
+    if (JSON.stringify(found) === JSON.stringify(p.order)) return [];
+    if (!found) return [{ note: p.note, phase: p.phase, problem: 'absent' }];
+    const answered = p.order as unknown as Record<string, unknown>;
+    const read = found as unknown as Record<string, unknown>;
+    const fields = Object.keys({ ...answered, ...read }).filter(
+      (key) => JSON.stringify(answered[key]) !== JSON.stringify(read[key]),
+    );
+    return [{ note: p.note, phase: p.phase, problem: `differs in ${fields.join(', ')}` }];
   });
-  expect(missing.map((p) => p.note)).toEqual([]);
+  expect(missing).toEqual([]);
   expect(new Set(listed.map((order) => order.note)).size).toBe(listed.length);
   // Load shedding refuses before any work: nothing of it is stored.
   const shedButStored = placements.filter((p) => p.outcome === 'overloaded' && byNote.has(p.note));
