@@ -292,6 +292,28 @@ const usersOf = async (dataDir: string) => {
  * was answered, an order answered 503 is absent or whole, the read model equals a replay, and a new order is
  * taken.
  */
+/**
+ * While the disk takes no writes, the service stays alive and reads (an acknowledged order), and GET /ready
+ * answers 503 with the data directory's check failing for `detail`.
+ */
+const checkReadingButNotReady = async (
+  service: EmbeddedChild,
+  staff: SignedIn,
+  placements: Placement[],
+  detail: string,
+) => {
+  const health = await fetch(`${service.url}/health`);
+  expect(health.status).toBe(200);
+  const anOrder = placements.find((p) => p.outcome === 'acknowledged')!.order!;
+  const read = await fetch(`${service.url}/orders/${anOrder.id}`, { headers: staff.auth });
+  expect(read.status).toBe(200);
+  const ready = await fetch(`${service.url}/ready`);
+  const readiness = (await ready.json()) as { checks: Record<string, { status: string; detail?: string }> };
+  expect(ready.status).toBe(503);
+  expect(readiness.checks['dataDir']).toEqual({ status: 'failing', detail });
+  return { health, read, ready, readiness };
+};
+
 const checkAfterRestart = async (
   service: EmbeddedChild,
   dataDir: string,
@@ -432,22 +454,12 @@ describe.skipIf(mountProblem !== undefined && !required)(
           '20 answers 503 while the disk is full',
           () => load.count('storage-unavailable') >= 20,
         );
-        // Still alive and reading while it cannot write.
-        const health = await fetch(`${service.url}/health`);
-        expect(health.status).toBe(200);
-        const anOrder = load.placements.find((p) => p.outcome === 'acknowledged')!.order!;
-        const read = await fetch(`${service.url}/orders/${anOrder.id}`, { headers: staff.auth });
-        expect(read.status).toBe(200);
-        // Not ready while it cannot write, saying why; ready again once it can.
-        const ready = await fetch(`${service.url}/ready`);
-        const readiness = (await ready.json()) as {
-          checks: Record<string, { status: string; detail?: string }>;
-        };
-        expect(ready.status).toBe(503);
-        expect(readiness.checks['dataDir']).toEqual({
-          status: 'failing',
-          detail: 'cannot be written: the disk is full (ENOSPC)',
-        });
+        const { health, read, ready, readiness } = await checkReadingButNotReady(
+          service,
+          staff,
+          load.placements,
+          'cannot be written: the disk is full (ENOSPC)',
+        );
         rmSync(filler.path);
         load.phase = 'after';
         await load.until(
@@ -601,20 +613,12 @@ describe.skipIf(mountProblem !== undefined && !required)(
             '20 answers 503 on the read-only disk',
             () => load.count('storage-unavailable') >= 20,
           );
-          const health = await fetch(`${service.url}/health`);
-          expect(health.status).toBe(200);
-          const anOrder = load.placements.find((p) => p.outcome === 'acknowledged')!.order!;
-          const read = await fetch(`${service.url}/orders/${anOrder.id}`, { headers: staff.auth });
-          expect(read.status).toBe(200);
-          const ready = await fetch(`${service.url}/ready`);
-          const readiness = (await ready.json()) as {
-            checks: Record<string, { status: string; detail?: string }>;
-          };
-          expect(ready.status).toBe(503);
-          expect(readiness.checks['dataDir']).toEqual({
-            status: 'failing',
-            detail: 'cannot be written: the file system is read-only (EROFS)',
-          });
+          const { health, read, ready, readiness } = await checkReadingButNotReady(
+            service,
+            staff,
+            load.placements,
+            'cannot be written: the file system is read-only (EROFS)',
+          );
           await load.stop();
           const mountOptions = readFileSync('/proc/mounts', 'utf8')
             .split('\n')
