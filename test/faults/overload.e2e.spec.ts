@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { afterAll, describe, expect, it } from 'vitest';
-import { postJson, problemOf } from '../support/http.ts';
+import { problemOf } from '../support/http.ts';
+import { orderActor } from '../support/orders.ts';
 import { percentile, report, startMeasuredService, type MeasuredService } from './measured-service.ts';
 
 // The embedded default (its own process, default limits) under 500 concurrent connections for 30 s, each
@@ -47,19 +48,14 @@ describe('the embedded default under overload (its own process, default limits)'
     // LOG_LEVEL info: one log line per request admitted, as in production.
     service = await startMeasuredService({ LOG_LEVEL: 'info' });
     cleanups.push(() => service.stop());
-    const customer = await service.signIn(['customer']);
-    const address = await postJson(
-      `${service.url}/users/me/addresses`,
-      { street: '1 Rue de Rivoli', city: 'Paris', postalCode: '75001', country: 'FR' },
-      customer.auth,
-    );
-    expect(address.status).toBe(201);
+    const customer = await orderActor(service, ['customer']);
+    const addressId = await customer.addAddress();
     const orderBody = JSON.stringify({
       items: [
         { productId: '1001', quantity: 2 },
         { productId: '1017', quantity: 1 },
       ],
-      shippingAddressId: ((await address.json()) as { id: string }).id,
+      shippingAddressId: addressId,
     });
     const placeOrder = () =>
       fetch(`${service.url}/orders`, {

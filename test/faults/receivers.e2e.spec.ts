@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postJson } from '../support/http.ts';
+import { orderActor } from '../support/orders.ts';
 import type { AttemptBody } from '../support/webhooks.ts';
 import { pollUntil } from '../support/embedded-child.ts';
 import { percentile, report, startMeasuredService, type MeasuredService } from './measured-service.ts';
@@ -134,14 +135,8 @@ describe('webhook delivery to hostile receivers (embedded default in its own pro
 
     const buyers = await Promise.all(
       Array.from({ length: customers }, async () => {
-        const customer = await service.signIn(['customer']);
-        const address = await postJson(
-          `${service.url}/users/me/addresses`,
-          { street: '1 Rue de Rivoli', city: 'Paris', postalCode: '75001', country: 'FR' },
-          customer.auth,
-        );
-        expect(address.status).toBe(201);
-        return { auth: customer.auth, addressId: ((await address.json()) as { id: string }).id };
+        const customer = await orderActor(service, ['customer']);
+        return { auth: customer.auth, addressId: await customer.addAddress() };
       }),
     );
     const acknowledgedAt = new Map<string, number>();

@@ -28,7 +28,10 @@ export type OrderBody = {
 export const anAddress = { street: '1 Rue de Rivoli', city: 'Paris', postalCode: '75001', country: 'FR' };
 
 /** A signed-in user of the service who can act on orders over HTTP, as a client would. */
-export const orderActor = async (service: TestService, roles: Parameters<TestService['signIn']>[0]) => {
+export const orderActor = async (
+  service: Pick<TestService, 'url' | 'signIn'>,
+  roles: Parameters<TestService['signIn']>[0],
+) => {
   const user = await service.signIn(roles);
   const url = (path: string) => `${service.url}${path}`;
   return {
