@@ -1,7 +1,8 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { inWriteTransaction } from '../infrastructure/sqlite/open-database.ts';
 import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
-import { isOrderStream, nextOrderView, orderIdOf } from './order-projection.ts';
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.ts';
+import { foldOrderView, isOrderStream, orderIdOf } from './order-projection.ts';
 import type { OrderView } from './order-view.ts';
 
 // A rowid table: documents land in pages in insertion order, and only the small id index takes the
@@ -39,7 +40,8 @@ export const createSqliteOrderReadModel = (
   const select = db.prepare(`SELECT document FROM ${table} WHERE id = ?`);
   const upsert = db.prepare(
     `INSERT INTO ${table} (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document`,
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document
+     WHERE ${table}.revision < excluded.revision`,
   );
   // The listing's SQL varies only by which filters are set: a handful of texts, each prepared once.
   const prepared = new Map<string, StatementSync>();
@@ -59,25 +61,24 @@ export const createSqliteOrderReadModel = (
 
   return {
     async applyEvents(events) {
-      // Each order touched by the batch is read once and written once, with all its events applied; in one
-      // write transaction, so that another writer (a rebuild in the admin CLI) cannot come in between.
+      // Each order touched by the batch is folded through all its events of the batch and written once, in
+      // one write transaction, so that another writer (a rebuild in the admin CLI) cannot come in between.
+      // An order whose events here are its history from the start (OrderPlaced on) is not read: folded from
+      // nothing, its view is the true one, and the upsert keeps a stored view as far or further (a replay).
+      const byOrder = new Map<string, RecordedEvent[]>();
+      for (const event of events) {
+        if (!isOrderStream(event.streamId)) continue;
+        const id = orderIdOf(event.streamId);
+        const ofOrder = byOrder.get(id);
+        if (ofOrder) ofOrder.push(event);
+        else byOrder.set(id, [event]);
+      }
+      if (byOrder.size === 0) return;
       inWriteTransaction(db, () => {
-        const touched = new Map<string, { view: OrderView | null; changed: boolean }>();
-        for (const event of events) {
-          if (!isOrderStream(event.streamId)) continue;
-          const id = orderIdOf(event.streamId);
-          let entry = touched.get(id);
-          if (!entry) {
-            entry = { view: read(id), changed: false };
-            touched.set(id, entry);
-          }
-          const next = nextOrderView(entry.view, event);
-          if (!next) continue;
-          entry.view = next;
-          entry.changed = true;
-        }
-        for (const { view, changed } of touched.values()) {
-          if (!changed || !view) continue;
+        for (const [id, ofOrder] of byOrder) {
+          const fromItsStart = ofOrder.every((event, index) => event.revision === index);
+          const view = foldOrderView(fromItsStart ? null : read(id), ofOrder);
+          if (!view) continue;
           upsert.run(
             view.id,
             view.customerId,
@@ -147,9 +148,22 @@ export const createSqliteOrderReadModel = (
  * one write transaction the live table is dropped, the scratch one renamed in its place, and its indexes
  * built. Readers (WAL) see the old orders until the commit, then the new ones; a running service's prepared
  * statements are prepared again by SQLite on their next use.
+ *
+ * While it loads, this connection's automatic WAL checkpoints are off: each would copy the table's new
+ * pages into the database file and sync it, every 4 MB, about a quarter of a rebuild's time. The WAL
+ * grows by the table's size instead (twice the read store's disk space, for the length of the rebuild), and
+ * one checkpoint at the end copies it, without waiting for a running service's readers.
  */
 export const sqliteScratchOrderReadModel = (db: DatabaseSync) => {
   db.exec(`DROP TABLE IF EXISTS ${rebuildTable}`);
+  const { wal_autocheckpoint: autoCheckpointPages } = db.prepare('PRAGMA wal_autocheckpoint').get() as {
+    wal_autocheckpoint: number;
+  };
+  db.exec('PRAGMA wal_autocheckpoint = 0');
+  const checkpointAgain = () => {
+    db.exec(`PRAGMA wal_autocheckpoint = ${autoCheckpointPages}`);
+    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  };
   return {
     model: createSqliteOrderReadModel(db, { table: rebuildTable, indexed: false }),
     async loaded() {
@@ -163,9 +177,11 @@ export const sqliteScratchOrderReadModel = (db: DatabaseSync) => {
           db.exec(`DROP INDEX IF EXISTS ${rebuildTable}_${suffix}`);
         db.exec(indexSchema(liveTable));
       });
+      checkpointAgain();
     },
     async discard() {
       db.exec(`DROP TABLE IF EXISTS ${rebuildTable}`);
+      checkpointAgain();
     },
   };
 };

@@ -65,6 +65,9 @@ const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   position: row.position,
 });
 
+// Every column but stream_key, which only the append's index needs.
+const eventColumns = 'position, stream_id, revision, id, type, data, metadata';
+
 /**
  * The embedded event log: one SQLite file in WAL mode. Optimistic concurrency is a compare-and-set on the
  * stream's revision inside the append's write transaction, backed by UNIQUE (stream_id, revision), so two
@@ -107,11 +110,15 @@ export const createSqliteEventStore = ({
     return statement;
   };
   const selectStream = db.prepare(
-    `SELECT * FROM events WHERE stream_key = (SELECT stream_key FROM streams WHERE stream_id = ?)
+    `SELECT ${eventColumns} FROM events WHERE stream_key = (SELECT stream_key FROM streams WHERE stream_id = ?)
      AND revision >= ? ORDER BY revision LIMIT ?`,
   );
-  const selectAfter = db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?');
-  const selectBefore = db.prepare('SELECT * FROM events WHERE position < ? ORDER BY position DESC LIMIT ?');
+  const selectAfter = db.prepare(
+    `SELECT ${eventColumns} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+  );
+  const selectBefore = db.prepare(
+    `SELECT ${eventColumns} FROM events WHERE position < ? ORDER BY position DESC LIMIT ?`,
+  );
   const selectHead = db.prepare('SELECT max(position) AS position FROM events');
   for (const statement of [selectStream, selectAfter, selectBefore, selectHead])
     statement.setReadBigInts(true);

@@ -40,9 +40,11 @@ export const orderReadModelContract = (
       ]);
       await model.applyEvents(events);
       const once = await model.getOrder(orderId);
-      await model.applyEvents(events);
-      await model.applyEvents([events[0]!, events[2]!]);
-      expect(await model.getOrder(orderId)).toEqual(once);
+      // All of it again; the start of it (a view folded from that would be behind the stored one); some of it.
+      for (const replayed of [events, events.slice(0, 2), [events[0]!, events[2]!]]) {
+        await model.applyEvents(replayed);
+        expect(await model.getOrder(orderId)).toEqual(once);
+      }
     });
 
     it('applies a batch of many orders, new and known, interleaved, as it would one event at a time', async () => {
