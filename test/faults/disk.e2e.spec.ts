@@ -605,7 +605,7 @@ describe.skipIf(mountProblem !== undefined && !required)(
     });
 
     it.skipIf(ext4Problem !== undefined && !required)(
-      'answers 503 storage-unavailable when the kernel turns the disk read-only mid-run, and loses nothing acknowledged',
+      'answers 503 storage-unavailable when the kernel turns the disk read-only mid-run, and loses nothing acknowledged before or after the error',
       async () => {
         if (ext4Problem) throw new Error(`CI is set, so this test must run, but: ${ext4Problem}`);
         // A mounted file system cannot be remounted read-only while a process holds files open for writing
