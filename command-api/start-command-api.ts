@@ -131,7 +131,10 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, { maxConnections: config.http.maxConnections });
+  const http = await listen(app, config.port, config.host, {
+    maxConnections: config.http.maxConnections,
+    acceptSockets: config.http.acceptSockets,
+  });
   logger.info({ url: http.url }, 'command API listening');
   return {
     url: http.url,

@@ -184,7 +184,10 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, { maxConnections: config.http.maxConnections });
+  const http = await listen(app, config.port, config.host, {
+    maxConnections: config.http.maxConnections,
+    acceptSockets: config.http.acceptSockets,
+  });
   logger.info({ url: http.url, dataDir: config.dataDir }, 'embedded service listening');
 
   return {

@@ -125,7 +125,10 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, { maxConnections: config.http.maxConnections });
+  const http = await listen(app, config.port, config.host, {
+    maxConnections: config.http.maxConnections,
+    acceptSockets: config.http.acceptSockets,
+  });
   logger.info({ url: http.url }, 'query API listening');
   return {
     url: http.url,

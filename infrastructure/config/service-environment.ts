@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { acceptSocketsOnThisPlatform } from '../http/listen.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -65,16 +66,29 @@ export const loadSheddingEnvironment = {
       'Open client connections at most; further ones are closed at once, unanswered (a last resort for ' +
         'file descriptors and memory: load shedding answers 503 well before).',
     ),
+  HTTP_ACCEPT_SOCKETS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .default(acceptSocketsOnThisPlatform)
+    .describe(
+      'Listening sockets sharing the HTTP port (SO_REUSEPORT, Linux only; 1 elsewhere): each accepts one new ' +
+        'connection per turn of the event loop, so that a burst of clients connecting to a busy process is ' +
+        'not left waiting in the kernel (64 on Linux).',
+    ),
 };
 
 export const loadSheddingConfig = (env: {
   HTTP_MAX_REQUESTS_IN_FLIGHT: number;
   HTTP_MAX_EVENT_LOOP_DELAY_MS: number;
   HTTP_MAX_CONNECTIONS: number;
+  HTTP_ACCEPT_SOCKETS: number;
 }) => ({
   maxRequestsInFlight: env.HTTP_MAX_REQUESTS_IN_FLIGHT,
   maxEventLoopDelayMs: env.HTTP_MAX_EVENT_LOOP_DELAY_MS,
   maxConnections: env.HTTP_MAX_CONNECTIONS,
+  acceptSockets: env.HTTP_ACCEPT_SOCKETS,
 });
 
 export type HttpLimits = ReturnType<typeof loadSheddingConfig>;

@@ -1,8 +1,26 @@
-import type { Server, ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 
-export type Listening = { server: Server; url: string; close: () => Promise<void> };
+export type Listening = { url: string; close: () => Promise<void> };
+
+/**
+ * Listening sockets per HTTP port, for an API process (HTTP_ACCEPT_SOCKETS' default). libuv (since 1.45, Node 20) accepts one connection per listening socket
+ * per turn of the event loop, and a turn under load takes tens of ms: 500 clients connecting at once to a
+ * busy process waited up to 20 s in the kernel's accept queue, their requests already sent. Sockets bound
+ * with SO_REUSEPORT, among which the kernel spreads new connections, accept that many per turn: with 64,
+ * the same burst was accepted within about a second. Linux only: elsewhere Node refuses the option.
+ */
+export const acceptSocketsOnThisPlatform = process.platform === 'linux' ? 64 : 1;
+
+type ListenOptions = {
+  shutdownGraceMs?: number;
+  /** Open connections at most, over all the listening sockets: further ones are closed at once. */
+  maxConnections?: number;
+  /** Listening sockets sharing the port (SO_REUSEPORT when more than one); one unless told. */
+  acceptSockets?: number;
+};
 
 /**
  * Listens (port 0 picks a free port) and closes gracefully: no new connection is accepted, idle keep-alive
@@ -10,49 +28,95 @@ export type Listening = { server: Server; url: string; close: () => Promise<void
  * (so their connections end after them), and close resolves once every connection has ended. Whatever is
  * still open after `shutdownGraceMs` is cut, so that a stuck request cannot hold a shutdown forever.
  */
-export const listen = (
+export const listen = async (
   app: Express,
   port: number,
   host: string,
-  {
-    shutdownGraceMs = 10_000,
-    maxConnections,
-  }: {
-    shutdownGraceMs?: number;
-    /** Open connections at most: the server closes further ones at once (node:http's maxConnections). */
-    maxConnections?: number;
-  } = {},
-): Promise<Listening> =>
-  new Promise((resolve, reject) => {
-    const inFlight = new Set<ServerResponse>();
-    let closing = false;
-    const server = app.listen(port, host, (error?: Error) => {
-      if (error) return reject(error);
-      const { port: actualPort } = server.address() as AddressInfo;
-      const shownHost = host.includes(':') ? `[${host}]` : host;
-      resolve({
-        server,
-        url: `http://${shownHost}:${actualPort}`,
-        close: () =>
-          new Promise<void>((done, fail) => {
-            closing = true;
-            for (const response of inFlight) endsConnection(response);
-            const cut = setTimeout(() => server.closeAllConnections(), shutdownGraceMs).unref();
-            server.close((closeError) => {
-              clearTimeout(cut);
-              if (closeError) fail(closeError);
-              else done();
-            });
-            server.closeIdleConnections();
-          }),
-      });
+  { shutdownGraceMs = 10_000, maxConnections, acceptSockets = 1 }: ListenOptions = {},
+): Promise<Listening> => {
+  const servers = await listenShared(app, port, host, acceptSockets);
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+  let open = 0;
+  for (const server of servers) {
+    server.on('connection', (socket) => {
+      if (maxConnections !== undefined && open >= maxConnections) return socket.destroy();
+      open++;
+      socket.once('close', () => open--);
     });
-    if (maxConnections !== undefined) server.maxConnections = maxConnections;
     server.on('request', (_request, response: ServerResponse) => {
       if (closing) return endsConnection(response);
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
     });
+  }
+  const { port: actualPort } = servers[0]!.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${actualPort}`,
+    close: async () => {
+      closing = true;
+      for (const response of inFlight) endsConnection(response);
+      const cut = setTimeout(() => {
+        for (const server of servers) server.closeAllConnections();
+      }, shutdownGraceMs).unref();
+      try {
+        await Promise.all(servers.map(closeServer));
+      } finally {
+        clearTimeout(cut);
+      }
+    },
+  };
+};
+
+/**
+ * `count` HTTP servers of `app` on one port. A plain (exclusive) bind comes first: it fails with EADDRINUSE
+ * whatever already listens there, SO_REUSEPORT or not (so a second copy of the service cannot silently
+ * share the port), and it is how port 0 picks a port that is really free. On port 0 another process may
+ * take the chosen port before it is bound again: then another is chosen.
+ */
+const listenShared = async (app: Express, port: number, host: string, count: number): Promise<Server[]> => {
+  if (count <= 1) return [await listenOne(createServer(app), { port, host })];
+  for (let attempt = 1; ; attempt++) {
+    const chosen = await freeToBind(port, host);
+    const servers: Server[] = [];
+    try {
+      for (let index = 0; index < count; index++)
+        servers.push(await listenOne(createServer(app), { port: chosen, host, reusePort: true }));
+      return servers;
+    } catch (error) {
+      await Promise.all(servers.map(closeServer));
+      const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!(taken && port === 0 && attempt < 3)) throw error;
+    }
+  }
+};
+
+/** Binds and closes a plain listener: the port it got (port 0 picks), or EADDRINUSE. */
+const freeToBind = (port: number, host: string) =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => {
+      const { port: bound } = probe.address() as AddressInfo;
+      probe.close(() => resolve(bound));
+    });
+  });
+
+const listenOne = (server: Server, options: { port: number; host: string; reusePort?: boolean }) =>
+  new Promise<Server>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve, reject) => {
+    if (!server.listening) return resolve();
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeIdleConnections();
   });
 
 /** The response will carry `Connection: close` (if its headers are not sent yet): its connection ends with it. */

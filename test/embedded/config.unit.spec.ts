@@ -15,7 +15,12 @@ describe('embedded configuration', () => {
       docsUrl: 'http://localhost:3000/docs',
       seedDemoUsers: true,
       consistencyTimeoutMs: 5000,
-      http: { maxRequestsInFlight: 1000, maxEventLoopDelayMs: 200, maxConnections: 10_000 },
+      http: {
+        maxRequestsInFlight: 1000,
+        maxEventLoopDelayMs: 200,
+        maxConnections: 10_000,
+        acceptSockets: process.platform === 'linux' ? 64 : 1,
+      },
       readiness: { checkTimeoutMs: 500, maxProjectionLag: 1000 },
       catalog: { seedDemo: true, currency: 'EUR', refreshIntervalMs: 1000 },
       identity: {
@@ -43,8 +48,14 @@ describe('embedded configuration', () => {
       HTTP_MAX_REQUESTS_IN_FLIGHT: '0',
       HTTP_MAX_EVENT_LOOP_DELAY_MS: '50',
       HTTP_MAX_CONNECTIONS: '600',
+      HTTP_ACCEPT_SOCKETS: '4',
     });
-    expect(config.http).toEqual({ maxRequestsInFlight: 0, maxEventLoopDelayMs: 50, maxConnections: 600 });
+    expect(config.http).toEqual({
+      maxRequestsInFlight: 0,
+      maxEventLoopDelayMs: 50,
+      maxConnections: 600,
+      acceptSockets: 4,
+    });
     expect(() => parseConfig(embeddedConfigSchema, { HTTP_MAX_REQUESTS_IN_FLIGHT: '-1' })).toThrow(
       /HTTP_MAX_REQUESTS_IN_FLIGHT: /,
     );

@@ -12,7 +12,8 @@ const connections = 500;
 const durationSeconds = 30;
 /** A bound, not a benchmark: see the assertion. */
 const p99BoundMs = 5000;
-const answerBoundSeconds = 30;
+/** autocannon gives up on a request unanswered this long, and counts it as an error (asserted none). */
+const answerBoundSeconds = 10;
 const peakMemoryBoundMb = 1024;
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -113,8 +114,6 @@ describe('the embedded default under overload (its own process, default limits)'
       url: service.url,
       connections,
       duration: durationSeconds,
-      // Seconds: past autocannon's default 10, so that a slow answer is measured (and bounded below) rather
-      // than abandoned as an error.
       timeout: answerBoundSeconds,
       requests: [
         {
@@ -156,9 +155,10 @@ describe('the embedded default under overload (its own process, default limits)'
     expect(service.alive()).toBe(true);
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
     // No connection dropped and no request left unanswered (autocannon counts both, and requests it gave
-    // up on after answerBoundSeconds, as errors): every request got an HTTP answer within that bound.
-    // On 2026-11-23 about 2 runs in 3 had 80 to 320 requests (of about 95,000) past 10 s, answered by 15.4 s at
-    // most, while p99 stayed near 350 ms and /health answered within 260 ms: a tail not yet explained.
+    // up on after answerBoundSeconds, as errors): every request got an HTTP answer within that bound. This
+    // includes each connection's first request, sent as all 500 connect at once: with one listening socket,
+    // accepting one connection per turn of a busy event loop, the last of them waited up to 20 s
+    // (infrastructure/http/listen.ts).
     expect(result.errors).toBe(0);
     // Every answer that was not a success is a 503 (its shape checked on the samples above).
     for (const status of Object.keys(statuses)) expect(['200', '201', '503']).toContain(status);
