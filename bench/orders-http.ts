@@ -8,7 +8,7 @@
 // Run: npm run bench:orders (or bench:orders:distributed)
 // Options: --mode embedded|distributed --rounds N --duration SECONDS --connections N --visibility N
 //          --report FILE (its BENCHMARKS.md section)
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuProfileEnv, load, median, pinned, startProcess, type LoadResult } from './support/processes.ts';
@@ -120,6 +120,20 @@ const bareGet = await startProcess(
   {},
 );
 
+// Issue 5's reference for the POST goal: Express 5, RS256 verified per request, zod, one INSERT (its own token).
+const referenceTokenFile = join(dataDir, 'reference-token');
+const referencePost = await startProcess(
+  'bench/support/reference-order-server.ts',
+  [referenceTokenFile, dataDir],
+  {},
+);
+const referenceHeaders = {
+  Authorization: `Bearer ${readFileSync(referenceTokenFile, 'utf8')}`,
+  'Content-Type': 'application/json',
+};
+/** Issue 5's goal for POST /orders: 6,000/s where the reference reached about 9,000/s. */
+const postGoalOfReference = 6000 / 9000;
+
 /** The first GET (without a Consistency-Token) that finds the order at `path`; its time, in ms. */
 const readable = async (path: string) => {
   const from = performance.now();
@@ -169,11 +183,19 @@ for (const benchCase of cases) {
     ...serviceOptions,
     durationSeconds: 2,
   });
+  const referenceOptions = { ...options, headers: referenceHeaders, expectStatus: 201 };
+  if (benchCase.method === 'POST')
+    await load(referencePost, `${referencePost.url}/orders`, { ...referenceOptions, durationSeconds: 2 });
   for (let round = 0; round < rounds; round++) {
     record(
       `bare ${benchCase.name}`,
       await load(benchCase.bare, `${benchCase.bare.url}${benchCase.path}`, { ...options, durationSeconds }),
     );
+    if (benchCase.method === 'POST')
+      record(
+        `reference ${benchCase.name}`,
+        await load(referencePost, `${referencePost.url}/orders`, { ...referenceOptions, durationSeconds }),
+      );
     record(
       `service ${benchCase.name}`,
       await load(benchCase.server, `${benchCase.url}${benchCase.path}`, {
@@ -219,7 +241,7 @@ for (let sampleIndex = 0; sampleIndex < visibilitySamples; sampleIndex++) {
 
 const writerMemory = memoryOf(service.writer.process.pid!);
 const readerMemory = memoryOf(service.reader.process.pid!);
-await Promise.all([service.stop(), barePost.stop(), bareGet.stop()]);
+await Promise.all([service.stop(), barePost.stop(), bareGet.stop(), referencePost.stop()]);
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -245,8 +267,17 @@ console.log(
 const table: Record<string, ReturnType<typeof summary>> = {};
 for (const benchCase of cases) {
   table[`bare ${benchCase.name}`] = summary(`bare ${benchCase.name}`);
+  if (results.has(`reference ${benchCase.name}`))
+    table[`reference ${benchCase.name}`] = summary(`reference ${benchCase.name}`);
   table[`service ${benchCase.name}`] = summary(`service ${benchCase.name}`);
 }
+const rate = (key: string) => table[key]!['requests/s (median)'];
+const ofReference = rate('service POST /orders') / rate('reference POST /orders');
+const referenceLine =
+  `POST /orders: service at ${(ofReference * 100).toFixed(0)}% of the reference's requests/s ` +
+  `(${rate('service POST /orders')}/s against ${rate('reference POST /orders')}/s); issue 5's goal, ` +
+  `6,000/s where the reference reached about 9,000/s, is ${(postGoalOfReference * 100).toFixed(0)}% of it, ` +
+  `${Math.round(postGoalOfReference * rate('reference POST /orders'))}/s in this run`;
 console.table(table);
 for (const benchCase of cases) {
   const ratio =
@@ -254,6 +285,7 @@ for (const benchCase of cases) {
     table[`bare ${benchCase.name}`]!['requests/s (median)'];
   console.log(`${benchCase.name}: service at ${(ratio * 100).toFixed(0)}% of the bare server's requests/s`);
 }
+console.log(referenceLine);
 if (service.others.length > 0) {
   // Where the CPU goes, per request, process by process (medians over the rounds).
   const cpu: Record<string, Record<string, number>> = {};
@@ -313,6 +345,21 @@ node:http servers answering the same bytes and headers, the POST one after readi
 body. ${connections} connections, ${rounds} rounds of ${durationSeconds} s after a warm-up, alternating; medians.
 
 ${loadComparison(cases.map(({ name }) => ({ name, bare: results.get(`bare ${name}`)!, service: results.get(`service ${name}`)! })))}
+
+The reference of issue 5's goal (bench/support/reference-order-server.ts: Express 5, an RS256 token verified
+on every request, the service's zod schema, one INSERT into node:sqlite in WAL mode), in the same rounds:
+${markdownTable(
+  ['case', 'requests/s (median)', 'p50 ms', 'p99 ms', 'server CPU µs/request'],
+  ['reference POST /orders', 'service POST /orders'].map((key) => [
+    key,
+    figure(rate(key)),
+    table[key]!['p50 ms'],
+    table[key]!['p99 ms'],
+    table[key]!['server CPU µs/request'],
+  ]),
+)}
+
+**${referenceLine}.**
 
 ${cpuByProcess}
 **Visibility**, ${visibilitySamples} orders one after another, from reading the 201 to the first \`GET /orders/{id}\`
