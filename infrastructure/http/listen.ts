@@ -1,16 +1,16 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { Express } from 'express';
 
 export type Listening = { url: string; close: () => Promise<void> };
 
 /**
- * Listening sockets per HTTP port, for an API process (HTTP_ACCEPT_SOCKETS' default). libuv (since 1.45, Node 20) accepts one connection per listening socket
- * per turn of the event loop, and a turn under load takes tens of ms: 500 clients connecting at once to a
- * busy process waited up to 20 s in the kernel's accept queue, their requests already sent. Sockets bound
- * with SO_REUSEPORT, among which the kernel spreads new connections, accept that many per turn: with 64,
- * the same burst was accepted within about a second. Linux only: elsewhere Node refuses the option.
+ * Listening sockets per HTTP port for an API process (HTTP_ACCEPT_SOCKETS' default). libuv (since 1.45,
+ * Node 20) accepts one connection per listening socket per turn of the event loop, and a turn under load
+ * takes tens of ms: 500 clients connecting at once to a busy process waited up to 20 s in the kernel's
+ * accept queue, their requests already sent. Sockets bound with SO_REUSEPORT, among which the kernel spreads
+ * new connections, accept that many per turn: with 64, the same burst was accepted within about a second.
+ * Linux only: elsewhere Node refuses the option.
  */
 export const acceptSocketsOnThisPlatform = process.platform === 'linux' ? 64 : 1;
 
