@@ -401,9 +401,9 @@ const checkAfterRestart = async (
       (injection === undefined
         ? `all ${acknowledged.length} acknowledged orders read back exactly as answered; `
         : `of the ${acknowledged.length} acknowledged orders, ${acknowledged.length - lostInAbort.length} read ` +
-          `back exactly as answered and ${lostInAbort.length} are absent, all of them among the ` +
-          `${acknowledged.filter(inFlightDuringInjection).length} acknowledged while the kernel was aborting its ` +
-          `journal; `) +
+          `back exactly as answered and ${lostInAbort.length} are absent; ` +
+          `${acknowledged.filter(inFlightDuringInjection).length} were acknowledged while the kernel was ` +
+          `aborting its journal, the only ones allowed to be absent; `) +
       `of the ${refused.length} answered 503, ` +
       `${refused.length - refusedButStored.length} left nothing and ${refusedButStored.length} turned up whole ` +
       `(a write that failed only at its end: not acknowledged, like a lost answer); projections:verify finds ` +
