@@ -131,10 +131,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, {
-    maxConnections: config.http.maxConnections,
-    acceptSockets: config.http.acceptSockets,
-  });
+  const http = await listen(app, config.port, config.host, config.http);
   logger.info({ url: http.url }, 'command API listening');
   return {
     url: http.url,

@@ -184,10 +184,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, {
-    maxConnections: config.http.maxConnections,
-    acceptSockets: config.http.acceptSockets,
-  });
+  const http = await listen(app, config.port, config.host, config.http);
   logger.info({ url: http.url, dataDir: config.dataDir }, 'embedded service listening');
 
   return {

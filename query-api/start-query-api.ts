@@ -125,10 +125,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, {
-    maxConnections: config.http.maxConnections,
-    acceptSockets: config.http.acceptSockets,
-  });
+  const http = await listen(app, config.port, config.host, config.http);
   logger.info({ url: http.url }, 'query API listening');
   return {
     url: http.url,
