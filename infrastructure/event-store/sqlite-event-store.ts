@@ -9,6 +9,7 @@ import {
   type ExpectedRevision,
   type RecordedEvent,
 } from './event-store.ts';
+import { createRecentEvents } from './recent-events.ts';
 import { createWakeup } from './wakeup.ts';
 
 export type SqliteEventStoreOptions = {
@@ -22,6 +23,8 @@ export type SqliteEventStoreOptions = {
   pollIntervalMs?: number;
   /** Events fetched per read while a subscription catches up. */
   batchSize?: number;
+  /** How many of the events it appended last the store keeps decoded for its subscriptions. */
+  recentEventsKept?: number;
 };
 
 // Streams get a small integer key: the per-event index then grows at its end instead of at random
@@ -79,6 +82,7 @@ export const createSqliteEventStore = ({
   durability = 'process-crash',
   pollIntervalMs = 250,
   batchSize = 1000,
+  recentEventsKept = 10_000,
 }: SqliteEventStoreOptions): EventStore => {
   // A 40 MB WAL between checkpoints instead of 4 MB: each checkpoint syncs, so fewer of them means faster
   // appends, at the price of a larger -wal file and a longer pause now and then.
@@ -124,6 +128,7 @@ export const createSqliteEventStore = ({
     statement.setReadBigInts(true);
 
   const appended = createWakeup();
+  const recent = createRecentEvents(recentEventsKept);
   const closing = new AbortController();
 
   const currentRevision = (streamId: string): ExpectedRevision => {
@@ -144,11 +149,15 @@ export const createSqliteEventStore = ({
     return (advanceStream.get(last, streamId, expected) as { stream_key: number } | undefined)?.stream_key;
   };
 
-  /** One append inside the open write transaction: its result, or the conflict when the CAS fails. */
+  /**
+   * One append inside the open write transaction: its result, or the conflict when the CAS fails. The events
+   * it wrote, as a read of the file would return them, go to `written`.
+   */
   const appendInTransaction = (
     streamId: string,
     events: readonly EventToAppend[],
     expected: ExpectedRevision,
+    written: RecordedEvent[],
   ): AppendResult | WrongExpectedRevisionError => {
     const first = expected === NO_STREAM ? 0 : expected + 1;
     const last = first + events.length - 1;
@@ -160,25 +169,47 @@ export const createSqliteEventStore = ({
     // The events of one command usually share one metadata object: serialize it once.
     let metadataOf: EventToAppend['metadata'] | undefined;
     let metadataJson = '';
+    let metadataRead: EventToAppend['metadata'] | undefined;
     for (let start = 0; start < events.length; start += rowsPerInsert) {
       const chunk = Math.min(rowsPerInsert, events.length - start);
       const values: SQLInputValue[] = new Array(chunk * 7);
+      const recorded: RecordedEvent[] = new Array(chunk);
       for (let offset = 0; offset < chunk; offset++) {
         const event = events[start + offset]!;
         if (event.metadata !== metadataOf) {
           metadataOf = event.metadata;
           metadataJson = JSON.stringify(event.metadata);
+          metadataRead = JSON.parse(metadataJson) as EventToAppend['metadata'];
         }
+        const dataJson = JSON.stringify(event.data);
+        const revision = first + start + offset;
         const base = offset * 7;
         values[base] = streamKey;
         values[base + 1] = streamId;
-        values[base + 2] = first + start + offset;
+        values[base + 2] = revision;
         values[base + 3] = event.id;
         values[base + 4] = event.type;
-        values[base + 5] = JSON.stringify(event.data);
+        values[base + 5] = dataJson;
         values[base + 6] = metadataJson;
+        // Parsed back from the stored text, so that it is what a read of the file returns, not the
+        // appender's objects (which it may still change, and which may hold what JSON drops).
+        recorded[offset] = {
+          id: event.id,
+          type: event.type,
+          data: JSON.parse(dataJson) as Record<string, unknown>,
+          metadata: metadataRead!,
+          streamId,
+          revision,
+          position: 0n,
+        };
       }
       lastRowid = insertEvents(chunk).run(...values).lastInsertRowid;
+      // The rows of one INSERT take consecutive rowids: each is the largest so far plus one.
+      const firstPosition = BigInt(lastRowid) - BigInt(chunk - 1);
+      recorded.forEach((event, offset) => {
+        event.position = firstPosition + BigInt(offset);
+        written.push(event);
+      });
     }
     return { nextExpectedRevision: last, position: BigInt(lastRowid) };
   };
@@ -201,9 +232,12 @@ export const createSqliteEventStore = ({
     pending = [];
     if (group.length === 0) return;
     let outcomes: (AppendResult | WrongExpectedRevisionError)[];
+    const written: RecordedEvent[] = [];
     try {
       begin.run();
-      outcomes = group.map((append) => appendInTransaction(append.streamId, append.events, append.expected));
+      outcomes = group.map((append) =>
+        appendInTransaction(append.streamId, append.events, append.expected, written),
+      );
       commit.run();
     } catch (error) {
       // Anything but a conflict (a full disk, a closed file) fails the whole group: nothing of it committed.
@@ -216,11 +250,12 @@ export const createSqliteEventStore = ({
       if (outcome instanceof WrongExpectedRevisionError) append.reject(outcome);
       else append.resolve(outcome);
     });
+    recent.appended(written);
     appended.notify();
   };
 
   const readAfter = (after: bigint, maxCount: number): RecordedEvent[] =>
-    (selectAfter.all(after, maxCount) as EventRow[]).map(toRecordedEvent);
+    recent.after(after, maxCount) ?? (selectAfter.all(after, maxCount) as EventRow[]).map(toRecordedEvent);
 
   return {
     appendToStream(streamId, events, { expectedRevision }) {
