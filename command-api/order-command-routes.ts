@@ -32,6 +32,10 @@ export type OrderCommandDeps = {
   /** The catalogue currency: what order prices are in. */
   currency: string;
   clock: Clock;
+  /**
+   * Ids of new orders and payments. The services pass UUIDv7s: ordered by time, each new order's entries
+   * go at the end of the id indexes (the log's streams, the read models) instead of on a random page.
+   */
   newId: () => string;
   logger: Logger;
 };

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
@@ -112,7 +112,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
         idempotency,
         currency: config.catalog.currency,
         clock,
-        newId: randomUUID,
+        newId: randomUUIDv7,
         logger,
       }),
       webhookCommandRoutes({

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
@@ -108,7 +108,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     checkpoints: createSqliteCheckpointStore(readStore),
     apply: (events) => readModel.applyEvents(events),
     logger,
-    minBatchIntervalMs: 2,
+    minBatchIntervalMs: config.projectionBatchIntervalMs,
   });
   const webhooks = await startEmbeddedWebhooks({ config, eventStore, readStore, logger, clock, metrics });
   const projections = {
@@ -165,7 +165,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
         idempotency,
         currency: config.catalog.currency,
         clock,
-        newId: randomUUID,
+        newId: randomUUIDv7,
         logger,
       }),
       orderQueryRoutes({

@@ -60,8 +60,8 @@ export const startEmbeddedWebhooks = async ({
     checkpoints,
     apply: (events) => subscriptions.applyEvents(events),
     logger,
-    // Under a stream of orders, a batch (and a checkpoint write) per 2 ms rather than per event.
-    minBatchIntervalMs: 2,
+    // Under a stream of orders, a batch (and a checkpoint write) per interval rather than per event.
+    minBatchIntervalMs: config.projectionBatchIntervalMs,
   });
   const cipher = createSecretCipher(
     resolveSecretKey(settings, join(config.dataDir, 'keys', 'webhook-secret-key')),
@@ -103,7 +103,7 @@ export const startEmbeddedWebhooks = async ({
     bus,
     topics: embeddedTopics,
     logger,
-    minBatchIntervalMs: 2,
+    minBatchIntervalMs: config.projectionBatchIntervalMs,
   });
 
   return {

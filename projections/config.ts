@@ -7,6 +7,7 @@ import {
   kafkaEnvironment,
   mongoEnvironment,
   processEnvironment,
+  projectionBatchEnvironment,
   projectionLagEnvironment,
 } from '../infrastructure/config/service-environment.ts';
 
@@ -21,13 +22,7 @@ export const projectionsConfigSchema = z
     ...mongoEnvironment,
     ...kafkaEnvironment,
     ...projectionLagEnvironment,
-    PROJECTION_BATCH_INTERVAL_MS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(1000)
-      .default(2)
-      .describe('At most one read-model batch per this many ms under load: larger batches, that much later.'),
+    ...projectionBatchEnvironment(2),
   })
   .superRefine(checkEventLog)
   .transform((env) => ({

@@ -16,9 +16,9 @@ export type ProjectionRunnerOptions = {
   /** How long to wait before following the log again after a failed batch. */
   retryDelayMs?: number;
   /**
-   * At most one batch per this many ms: under a stream of appends, events gather into larger batches
-   * (fewer read-model transactions) at the price of that much visibility delay; after a quiet spell, the
-   * next event is applied at once.
+   * After a batch of several events (appends streaming in), the next batch waits this many ms: events
+   * gather into larger batches (fewer read-model transactions) at the price of that much visibility delay.
+   * A batch of one event (a quiet log) holds nothing back, nor does a full one (a backlog).
    */
   minBatchIntervalMs?: number;
 };
@@ -28,13 +28,24 @@ export type ProjectionRunner = ProjectionProgress & {
   stop(): Promise<void>;
 };
 
+/** Waits ms, or less when the signal aborts: stopping never waits out a pause. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
 /**
  * Follows the log from the stored checkpoint and applies it batch by batch, storing the checkpoint after
  * each batch. A crash between applying and storing replays that batch, which changes nothing (the read
  * models are idempotent by stream revision): no gaps, no duplicates. A failing batch is logged and retried.
  */
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export const startProjectionRunner = async ({
   name,
   eventStore,
@@ -65,10 +76,10 @@ export const startProjectionRunner = async ({
         await checkpoints.save(name, last);
         position = last;
         waiters.advanced();
-        // Let the next events gather (the first after a quiet spell was applied at once); a backlog, read
-        // in full batches, is not held back.
-        if (minBatchIntervalMs > 0 && batch.length < batchSize && !stopping.signal.aborted) {
-          await sleep(minBatchIntervalMs);
+        // Several events in a batch mean appends are streaming in: let the next ones gather. A lone event
+        // (a quiet log) does not hold back the next one, nor does a backlog, read in full batches.
+        if (minBatchIntervalMs > 0 && batch.length > 1 && batch.length < batchSize) {
+          await pause(minBatchIntervalMs, stopping.signal);
         }
       }
     } finally {
@@ -82,7 +93,7 @@ export const startProjectionRunner = async ({
         await follow();
       } catch (error) {
         log.error({ err: error, position: position?.toString() ?? null }, 'projection failed; retrying');
-        await sleep(retryDelayMs);
+        await pause(retryDelayMs, stopping.signal);
       }
     }
   })();

@@ -279,6 +279,20 @@ export const demoSeedEnvironment = {
     .describe('Import the demo catalogue (60 products, 6 categories) when the catalogue is empty.'),
 };
 
+/**
+ * How the followers of the log (projections, relay) batch under a stream of appends: fewer read-model
+ * transactions at the price of that much visibility delay. A lone event after a quiet spell is never held.
+ */
+export const projectionBatchEnvironment = (defaultMs: number) => ({
+  PROJECTION_BATCH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(defaultMs)
+    .describe('Under a stream of appends, at most one batch per this many ms for each follower of the log.'),
+});
+
 /** Read your writes: how long a query sent with a Consistency-Token may wait. */
 export const consistencyEnvironment = {
   CONSISTENCY_TIMEOUT_MS: z.coerce

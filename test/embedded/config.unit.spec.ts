@@ -15,6 +15,7 @@ describe('embedded configuration', () => {
       docsUrl: 'http://localhost:3000/docs',
       seedDemoUsers: true,
       consistencyTimeoutMs: 5000,
+      projectionBatchIntervalMs: 10,
       http: {
         maxRequestsInFlight: 1000,
         maxEventLoopDelayMs: 200,

@@ -102,6 +102,26 @@ describe('POST /orders: given a customer with a stored address', () => {
     expect(await read.json()).toEqual(order);
   });
 
+  it('names each new order with a UUIDv7, so that ids follow the order in which orders were placed', async () => {
+    const millisecondsOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+    const placed: { id: string; from: number; to: number }[] = [];
+    for (let n = 0; n < 3; n++) {
+      const from = Date.now();
+      const response = await customer.post('/orders', {
+        items: [{ productId: '1001', quantity: 1 }],
+        shippingAddressId: addressId,
+      });
+      const to = Date.now();
+      expect(response.status).toBe(201);
+      placed.push({ id: ((await response.json()) as OrderBody).id, from, to });
+    }
+    for (const { id, from, to } of placed) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(millisecondsOf(id)).toBeGreaterThanOrEqual(from);
+      expect(millisecondsOf(id)).toBeLessThanOrEqual(to);
+    }
+  });
+
   it('keeps the prices and names of the moment of ordering when the catalogue changes later', async () => {
     const { order, consistencyToken } = await customer.placeOrder([{ productId: '1003', quantity: 1 }]);
     const [product] = (await service.catalog.listProducts()).filter((p) => p.id === 1003);

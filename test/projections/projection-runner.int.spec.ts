@@ -48,10 +48,20 @@ const appendOrder = async () => {
   return { orderId, position: appended.position };
 };
 
+/** Appends a new order's one OrderPlaced event; returns the event's position. */
+const appendPlaced = async () => {
+  const { events } = recordedHistory((id) => [placeCommand(id)]);
+  const [{ id, type, data, metadata, streamId }] = events as [RecordedEvent];
+  return (
+    await eventStore.appendToStream(streamId, [{ id, type, data, metadata }], { expectedRevision: NO_STREAM })
+  ).position;
+};
+
 /** A runner whose apply records every position it is given. */
 const start = (
   applied: bigint[],
   apply = (events: readonly RecordedEvent[]) => readModel.applyEvents(events),
+  minBatchIntervalMs = 0,
 ) =>
   startProjectionRunner({
     name: 'orders',
@@ -59,6 +69,7 @@ const start = (
     checkpoints,
     logger,
     retryDelayMs: 10,
+    minBatchIntervalMs,
     apply: async (events) => {
       await apply(events);
       applied.push(...events.map((event) => event.position));
@@ -130,5 +141,31 @@ describe('the projection runner', () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  describe('with a batch interval', () => {
+    const interval = 60_000;
+
+    it('applies a lone event at once, and the next lone one too', async () => {
+      const runner = await start([], undefined, interval);
+      try {
+        expect(await runner.waitFor(await appendPlaced(), 5000)).toBe(true);
+        expect(await runner.waitFor(await appendPlaced(), 5000)).toBe(true);
+      } finally {
+        await runner.stop();
+      }
+    });
+
+    it('holds what follows a batch of several events for the interval, and stops without waiting it out', async () => {
+      const applied: bigint[] = [];
+      const runner = await start(applied, undefined, interval);
+      const several = await appendOrder();
+      expect(await runner.waitFor(several.position, 5000)).toBe(true);
+      const held = await appendPlaced();
+      expect(await runner.waitFor(held, 300)).toBe(false);
+      expect(applied).not.toContain(held);
+      // Waiting out the interval would outlast the test's timeout.
+      await runner.stop();
+    });
   });
 });
