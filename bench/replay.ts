@@ -7,7 +7,7 @@
 // everything checkpointed): the time to listening and to GET /ready 200, and the memory once ready.
 // Run: npm run bench:replay   Options: --orders N (default 200000) --report FILE (its BENCHMARKS.md section)
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,7 +84,7 @@ if (values.replay !== undefined) {
       type: 'RecordPayment',
       data: {
         orderId,
-        paymentId: randomUUID(),
+        paymentId: randomUUIDv7(),
         amount: { amountMinor: 4848, currency: 'EUR' },
         reference: 'PSP-1',
         receivedAt: at,
@@ -98,7 +98,7 @@ if (values.replay !== undefined) {
   for (let start = 0; start < orderCount; start += 1000) {
     await Promise.all(
       Array.from({ length: Math.min(1000, orderCount - start) }, () => {
-        const orderId = randomUUID();
+        const orderId = randomUUIDv7();
         let state = orderDecider.initialState();
         const events = lifecycle(orderId).flatMap((command) => {
           const decided = orderDecider.decide(command, state);
