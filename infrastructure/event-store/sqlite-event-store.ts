@@ -9,7 +9,7 @@ import {
   type ExpectedRevision,
   type RecordedEvent,
 } from './event-store.ts';
-import { createRecentEvents } from './recent-events.ts';
+import { createRecentEvents, type StoredEvent } from './recent-events.ts';
 import { createWakeup } from './wakeup.ts';
 
 export type SqliteEventStoreOptions = {
@@ -150,14 +150,14 @@ export const createSqliteEventStore = ({
   };
 
   /**
-   * One append inside the open write transaction: its result, or the conflict when the CAS fails. The events
-   * it wrote, as a read of the file would return them, go to `written`.
+   * One append inside the open write transaction: its result, or the conflict when the CAS fails. The rows
+   * it wrote go to `written`.
    */
   const appendInTransaction = (
     streamId: string,
     events: readonly EventToAppend[],
     expected: ExpectedRevision,
-    written: RecordedEvent[],
+    written: StoredEvent[],
   ): AppendResult | WrongExpectedRevisionError => {
     const first = expected === NO_STREAM ? 0 : expected + 1;
     const last = first + events.length - 1;
@@ -169,46 +169,41 @@ export const createSqliteEventStore = ({
     // The events of one command usually share one metadata object: serialize it once.
     let metadataOf: EventToAppend['metadata'] | undefined;
     let metadataJson = '';
-    let metadataRead: EventToAppend['metadata'] | undefined;
     for (let start = 0; start < events.length; start += rowsPerInsert) {
       const chunk = Math.min(rowsPerInsert, events.length - start);
       const values: SQLInputValue[] = new Array(chunk * 7);
-      const recorded: RecordedEvent[] = new Array(chunk);
+      const rows: StoredEvent[] = new Array(chunk);
       for (let offset = 0; offset < chunk; offset++) {
         const event = events[start + offset]!;
         if (event.metadata !== metadataOf) {
           metadataOf = event.metadata;
           metadataJson = JSON.stringify(event.metadata);
-          metadataRead = JSON.parse(metadataJson) as EventToAppend['metadata'];
         }
-        const dataJson = JSON.stringify(event.data);
-        const revision = first + start + offset;
+        const row: StoredEvent = {
+          position: 0n,
+          streamId,
+          revision: first + start + offset,
+          id: event.id,
+          type: event.type,
+          data: JSON.stringify(event.data),
+          metadata: metadataJson,
+        };
         const base = offset * 7;
         values[base] = streamKey;
         values[base + 1] = streamId;
-        values[base + 2] = revision;
-        values[base + 3] = event.id;
-        values[base + 4] = event.type;
-        values[base + 5] = dataJson;
-        values[base + 6] = metadataJson;
-        // Parsed back from the stored text, so that it is what a read of the file returns, not the
-        // appender's objects (which it may still change, and which may hold what JSON drops).
-        recorded[offset] = {
-          id: event.id,
-          type: event.type,
-          data: JSON.parse(dataJson) as Record<string, unknown>,
-          metadata: metadataRead!,
-          streamId,
-          revision,
-          position: 0n,
-        };
+        values[base + 2] = row.revision;
+        values[base + 3] = row.id;
+        values[base + 4] = row.type;
+        values[base + 5] = row.data;
+        values[base + 6] = row.metadata;
+        rows[offset] = row;
       }
       lastRowid = insertEvents(chunk).run(...values).lastInsertRowid;
       // The rows of one INSERT take consecutive rowids: each is the largest so far plus one.
       const firstPosition = BigInt(lastRowid) - BigInt(chunk - 1);
-      recorded.forEach((event, offset) => {
-        event.position = firstPosition + BigInt(offset);
-        written.push(event);
+      rows.forEach((row, offset) => {
+        row.position = firstPosition + BigInt(offset);
+        written.push(row);
       });
     }
     return { nextExpectedRevision: last, position: BigInt(lastRowid) };
@@ -232,7 +227,7 @@ export const createSqliteEventStore = ({
     pending = [];
     if (group.length === 0) return;
     let outcomes: (AppendResult | WrongExpectedRevisionError)[];
-    const written: RecordedEvent[] = [];
+    const written: StoredEvent[] = [];
     try {
       begin.run();
       outcomes = group.map((append) =>
