@@ -48,28 +48,41 @@ const schema = `
   );
 `;
 
-type EventRow = {
-  position: bigint;
-  stream_id: string;
-  revision: bigint;
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-};
-
-const toRecordedEvent = (row: EventRow): RecordedEvent => ({
-  id: row.id,
-  type: row.type,
-  data: JSON.parse(row.data) as Record<string, unknown>,
-  metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
-  streamId: row.stream_id,
-  revision: Number(row.revision),
-  position: row.position,
-});
-
-// Every column but stream_key, which only the append's index needs.
+// Every column but stream_key, which only the append's index needs; read as arrays in this order, which
+// node:sqlite builds in about half the time of objects keyed by column.
 const eventColumns = 'position, stream_id, revision, id, type, data, metadata';
+type EventRow = [
+  position: bigint,
+  streamId: string,
+  revision: bigint,
+  id: string,
+  type: string,
+  data: string,
+  metadata: string,
+];
+
+/**
+ * A row as a RecordedEvent. Its metadata is parsed on first read: the projections, which read the log most,
+ * never look at it, and it is about two fifths of what decoding a row costs.
+ */
+const toRecordedEvent = (row: EventRow): RecordedEvent => {
+  const metadataText = row[6];
+  let metadata: RecordedEvent['metadata'] | undefined;
+  return {
+    id: row[3],
+    type: row[4],
+    data: JSON.parse(row[5]) as Record<string, unknown>,
+    get metadata() {
+      return (metadata ??= JSON.parse(metadataText) as RecordedEvent['metadata']);
+    },
+    streamId: row[1],
+    revision: Number(row[2]),
+    position: row[0],
+  };
+};
+// The statements that read events return arrays (setReturnArrays), which node:sqlite's types do not know of.
+const eventsOf = (statement: StatementSync, ...parameters: SQLInputValue[]): RecordedEvent[] =>
+  (statement.all(...parameters) as unknown as EventRow[]).map(toRecordedEvent);
 
 /**
  * The embedded event log: one SQLite file in WAL mode. Optimistic concurrency is a compare-and-set on the
@@ -126,6 +139,7 @@ export const createSqliteEventStore = ({
   const selectHead = db.prepare('SELECT max(position) AS position FROM events');
   for (const statement of [selectStream, selectAfter, selectBefore, selectHead])
     statement.setReadBigInts(true);
+  for (const statement of [selectStream, selectAfter, selectBefore]) statement.setReturnArrays(true);
 
   const appended = createWakeup();
   const recent = createRecentEvents(recentEventsKept);
@@ -250,7 +264,7 @@ export const createSqliteEventStore = ({
   };
 
   const readAfter = (after: bigint, maxCount: number): RecordedEvent[] =>
-    recent.after(after, maxCount) ?? (selectAfter.all(after, maxCount) as EventRow[]).map(toRecordedEvent);
+    recent.after(after, maxCount) ?? eventsOf(selectAfter, after, maxCount);
 
   return {
     appendToStream(streamId, events, { expectedRevision }) {
@@ -266,7 +280,7 @@ export const createSqliteEventStore = ({
     },
 
     async readStream(streamId, { fromRevision = 0, maxCount = Number.MAX_SAFE_INTEGER } = {}) {
-      return (selectStream.all(streamId, fromRevision, maxCount) as EventRow[]).map(toRecordedEvent);
+      return eventsOf(selectStream, streamId, fromRevision, maxCount);
     },
 
     async readAll({ after = 0n, maxCount }) {
@@ -276,7 +290,7 @@ export const createSqliteEventStore = ({
     async readAllBackwards({ before, maxCount }) {
       // 2^63 - 1: past every rowid SQLite can hand out.
       const bound = before ?? 0x7fff_ffff_ffff_ffffn;
-      return (selectBefore.all(bound, maxCount) as EventRow[]).map(toRecordedEvent);
+      return eventsOf(selectBefore, bound, maxCount);
     },
 
     async *subscribeToAll({ after = 0n, signal } = {}) {

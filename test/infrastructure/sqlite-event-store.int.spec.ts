@@ -100,3 +100,25 @@ describe('node:sqlite log: followers in the appending process read its last appe
     ]);
   });
 });
+
+describe('node:sqlite log: an event read from the file, its metadata decoded on first read', () => {
+  it('is a plain value all the same: spread, JSON and structuredClone carry its metadata', async () => {
+    const path = join(mkdtempSync(join(dir, 'lazy-')), 'events.sqlite');
+    const writer = createSqliteEventStore({ path });
+    const appended = anEvent('Placed', { n: 1 });
+    await writer.appendToStream(uniqueStreamId(), [appended], { expectedRevision: NO_STREAM });
+    // Another store on the file has no memory of the append: it decodes the row.
+    const reader = createSqliteEventStore({ path });
+    const [event] = await reader.readAll({ maxCount: 1 });
+    await Promise.all([writer.close(), reader.close()]);
+
+    expect({ ...event! }.metadata).toEqual(appended.metadata);
+    expect(
+      JSON.parse(
+        JSON.stringify(event, (_, value: unknown) => (typeof value === 'bigint' ? `${value}` : value)),
+      ).metadata,
+    ).toEqual(appended.metadata);
+    expect(structuredClone(event!).metadata).toEqual(appended.metadata);
+    expect(event!.metadata).toBe(event!.metadata);
+  });
+});
