@@ -1,11 +1,13 @@
 // Full replay of the order read model from a log of 1,000,000 events (200,000 orders of five events each:
 // placed, confirmed, paid, shipped, delivered): projections:rebuild on node:sqlite, scratch load, index
-// build and swap included. The log is
-// written first; the replay runs in a fresh process so that its memory high-water mark is its own.
+// build and swap included. The log is written first, each order's lifecycle in one append (its events side
+// by side), or with --interleaved as the service writes it (one event per append, a thousand orders'
+// lifecycles interleaved); the replay runs in a fresh process so that its memory high-water mark is its own.
 // Then start-up: the embedded default (as `npm start` runs it) started on that log, twice: first with only the
 // order read model built (the other followers of the log start from its beginning), then again (a restart,
 // everything checkpointed): the time to listening and to GET /ready 200, and the memory once ready.
-// Run: npm run bench:replay   Options: --orders N (default 200000) --report FILE (its BENCHMARKS.md section)
+// Run: npm run bench:replay   Options: --orders N (default 200000) --interleaved --report FILE (its BENCHMARKS.md
+// section)
 import { execFileSync } from 'node:child_process';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,7 +30,12 @@ import { projectFile, startProcess } from './support/processes.ts';
 import { figure, markdownTable, memoryOf, reportOption, writeReport } from './support/report.ts';
 
 const { values } = parseArgs({
-  options: { orders: { type: 'string', default: '200000' }, replay: { type: 'string' }, ...reportOption },
+  options: {
+    orders: { type: 'string', default: '200000' },
+    interleaved: { type: 'boolean', default: false },
+    replay: { type: 'string' },
+    ...reportOption,
+  },
 });
 
 if (values.replay !== undefined) {
@@ -95,23 +102,39 @@ if (values.replay !== undefined) {
   ];
   const metadata = { actor: null, correlationId: randomUUID(), causationId: null, occurredAt: at };
   const writeStarted = performance.now();
+  const lifecycleEvents = (orderId: string) => {
+    let state = orderDecider.initialState();
+    return lifecycle(orderId).flatMap((command) => {
+      const decided = orderDecider.decide(command, state);
+      for (const event of decided) state = orderDecider.evolve(state, event);
+      return decided.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata }));
+    });
+  };
   for (let start = 0; start < orderCount; start += 1000) {
-    await Promise.all(
-      Array.from({ length: Math.min(1000, orderCount - start) }, () => {
-        const orderId = randomUUIDv7();
-        let state = orderDecider.initialState();
-        const events = lifecycle(orderId).flatMap((command) => {
-          const decided = orderDecider.decide(command, state);
-          for (const event of decided) state = orderDecider.evolve(state, event);
-          return decided;
-        });
-        return eventStore.appendToStream(
-          orderStreamName(orderId),
-          events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })),
-          { expectedRevision: NO_STREAM },
-        );
-      }),
-    );
+    const orders = Array.from({ length: Math.min(1000, orderCount - start) }, () => {
+      const orderId = randomUUIDv7();
+      return { stream: orderStreamName(orderId), events: lifecycleEvents(orderId) };
+    });
+    if (!values.interleaved) {
+      // Each order's whole lifecycle in one append: its five events side by side in the log.
+      await Promise.all(
+        orders.map(({ stream, events }) =>
+          eventStore.appendToStream(stream, events, { expectedRevision: NO_STREAM }),
+        ),
+      );
+      continue;
+    }
+    // As the service writes them: one event per command, the 1,000 orders' lifecycles interleaved, so that
+    // an order's events lie about a thousand positions apart, each in a different replay batch.
+    for (let step = 0; step < 5; step++) {
+      await Promise.all(
+        orders.map(({ stream, events }) =>
+          eventStore.appendToStream(stream, [events[step]!], {
+            expectedRevision: step === 0 ? NO_STREAM : step - 1,
+          }),
+        ),
+      );
+    }
   }
   await eventStore.close();
   const logSeconds = (performance.now() - writeStarted) / 1000;

@@ -47,6 +47,20 @@ export const orderReadModelContract = (
       }
     });
 
+    it("applies what follows a replay of an order's start on top of the view as far as it had got", async () => {
+      const { orderId, events } = recordedHistory((id) => [
+        placeCommand(id),
+        { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
+        { type: 'ShipOrder', data: { orderId: id, shippedAt: '2026-11-21T10:06:00.000Z' } },
+        { type: 'DeliverOrder', data: { orderId: id, deliveredAt: '2026-11-21T10:07:00.000Z' } },
+      ]);
+      await model.applyEvents(events.slice(0, 3));
+      expect(await model.getOrder(orderId)).toMatchObject({ status: 'shipped', revision: 2 });
+      await model.applyEvents(events.slice(0, 2));
+      await model.applyEvents([events[3]!]);
+      expect(await model.getOrder(orderId)).toMatchObject({ status: 'delivered', revision: 3 });
+    });
+
     it('applies a batch of many orders, new and known, interleaved, as it would one event at a time', async () => {
       const known = Array.from({ length: 12 }, () =>
         recordedHistory((id) => [
