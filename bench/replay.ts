@@ -199,7 +199,8 @@ if (values.replay !== undefined) {
     `## Replay and start-up on a log of ${figure(result.events)} events
 
 \`npm run bench:replay\` (bench/replay.ts): a log of ${figure(result.orders)} orders of five events each (placed,
-confirmed, paid, shipped, delivered; ${figure(logMb)} MB, written in ${figure(logSeconds, 1)} s), then in a fresh process
+confirmed, paid, shipped, delivered; ${values.interleaved ? 'one event per append, 1,000 lifecycles interleaved' : "each order's events side by side"}; ${figure(logMb)} MB, written in
+${figure(logSeconds, 1)} s), then in a fresh process
 what \`projections:rebuild\` runs: the whole log into a scratch table, its indexes built, swapped in, caught up.
 
 | replay | events/s | seconds | memory high-water mark |
