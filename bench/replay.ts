@@ -1,13 +1,14 @@
 // Full replay of the order read model from a log of 1,000,000 events (200,000 orders of five events each:
 // placed, confirmed, paid, shipped, delivered): projections:rebuild on node:sqlite, scratch load, index
-// build and swap included. The log is written first, each order's lifecycle in one append (its events side
-// by side), or with --interleaved as the service writes it (one event per append, a thousand orders'
-// lifecycles interleaved); the replay runs in a fresh process so that its memory high-water mark is its own.
+// build and swap included, beside a bare node:sqlite replay of the same log (bench/support/bare-replay.ts).
+// The log is written first as the service writes it (one event per append, a thousand orders' lifecycles
+// interleaved), or with --side-by-side each order's lifecycle in one append; each replay runs in a fresh
+// process so that its memory high-water mark is its own.
 // Then start-up: the embedded default (as `npm start` runs it) started on that log, twice: first with only the
 // order read model built (the other followers of the log start from its beginning), then again (a restart,
 // everything checkpointed): the time to listening and to GET /ready 200, and the memory once ready.
-// Run: npm run bench:replay   Options: --orders N (default 200000) --interleaved --report FILE (its BENCHMARKS.md
-// section)
+// Run: npm run bench:replay   Options: --orders N (default 200000) --side-by-side --rounds N (default 3)
+// --report FILE (its BENCHMARKS.md section)
 import { execFileSync } from 'node:child_process';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +33,8 @@ import { figure, markdownTable, memoryOf, reportOption, writeReport } from './su
 const { values } = parseArgs({
   options: {
     orders: { type: 'string', default: '200000' },
-    interleaved: { type: 'boolean', default: false },
+    'side-by-side': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
     replay: { type: 'string' },
     ...reportOption,
   },
@@ -115,7 +117,7 @@ if (values.replay !== undefined) {
       const orderId = randomUUIDv7();
       return { stream: orderStreamName(orderId), events: lifecycleEvents(orderId) };
     });
-    if (!values.interleaved) {
+    if (values['side-by-side']) {
       // Each order's whole lifecycle in one append: its five events side by side in the log.
       await Promise.all(
         orders.map(({ stream, events }) =>
@@ -145,9 +147,28 @@ if (values.replay !== undefined) {
         .get() as { bytes: number }
     ).bytes / 1e6;
 
-  const result = JSON.parse(
-    execFileSync(process.execPath, [projectFile('bench/replay.ts'), '--replay', dir], { encoding: 'utf8' }),
-  ) as { events: number; orders: number; seconds: number; maxRssMb: number };
+  type ReplayResult = { events: number; orders: number; seconds: number; maxRssMb: number };
+  const replayIn = (script: string, args: string[]) =>
+    JSON.parse(
+      execFileSync(process.execPath, [projectFile(script), ...args], { encoding: 'utf8' }),
+    ) as ReplayResult;
+  const serviceReplay = () => {
+    for (const suffix of ['', '-wal', '-shm'])
+      rmSync(join(dir, `read-store.sqlite${suffix}`), { force: true });
+    return replayIn('bench/replay.ts', ['--replay', dir]);
+  };
+  const bareReplays: ReplayResult[] = [];
+  const serviceReplays: ReplayResult[] = [];
+  for (let round = 0; round < Number(values.rounds); round++) {
+    bareReplays.push(replayIn('bench/support/bare-replay.ts', [dir]));
+    serviceReplays.push(serviceReplay());
+  }
+  rmSync(join(dir, 'bare-read-store.sqlite'), { force: true });
+  /** The round of median time. */
+  const medianRun = (runs: ReplayResult[]) =>
+    [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
+  const result = medianRun(serviceReplays);
+  const bare = medianRun(bareReplays);
 
   /** The embedded default on DIR: ms to its URL announced, ms to GET /ready 200, and its memory then. */
   const startUp = async () => {
@@ -179,10 +200,14 @@ if (values.replay !== undefined) {
   console.log(
     `node ${process.version}; log of ${result.events.toLocaleString('en')} events written in ${logSeconds.toFixed(1)} s (${logMb.toFixed(0)} MB)`,
   );
+  const rate = (run: ReplayResult) => Math.round(run.events / run.seconds);
+  const roundsOf = (runs: ReplayResult[]) => runs.map((run) => figure(run.seconds, 2)).join(', ');
   console.log(
-    `replay: ${result.events.toLocaleString('en')} events into ${result.orders.toLocaleString('en')} orders in ` +
-      `${result.seconds.toFixed(2)} s = ${Math.round(result.events / result.seconds).toLocaleString('en')} events/s ` +
-      `(goal: 200,000); memory high-water mark ${result.maxRssMb} MB RSS`,
+    `replay: ${figure(result.events)} events into ${figure(result.orders)} orders in ${result.seconds.toFixed(2)} s ` +
+      `= ${figure(rate(result))} events/s (goal: 200,000), ${((rate(result) / rate(bare)) * 100).toFixed(0)}% of ` +
+      `the bare replay's ${figure(rate(bare))} events/s (medians of ${values.rounds} rounds: ` +
+      `${roundsOf(serviceReplays)} s against ${roundsOf(bareReplays)} s); memory high-water mark ` +
+      `${result.maxRssMb} MB RSS against ${bare.maxRssMb} MB`,
   );
   const startRows = [
     ['first start (order read model replayed, other followers from the log start)', firstStart],
@@ -193,19 +218,23 @@ if (values.replay !== undefined) {
       `${name}: listening after ${figure(run.listening)} ms, ready after ${figure(run.ready)} ms, ` +
         `${run.rssMb} MB RSS then`,
     );
-  const eventsPerSecond = Math.round(result.events / result.seconds);
   writeReport(
     values.report,
     `## Replay and start-up on a log of ${figure(result.events)} events
 
 \`npm run bench:replay\` (bench/replay.ts): a log of ${figure(result.orders)} orders of five events each (placed,
-confirmed, paid, shipped, delivered; ${values.interleaved ? 'one event per append, 1,000 lifecycles interleaved' : "each order's events side by side"}; ${figure(logMb)} MB, written in
+confirmed, paid, shipped, delivered; ${values['side-by-side'] ? "each order's events side by side" : 'one event per append, 1,000 lifecycles interleaved'}; ${figure(logMb)} MB, written in
 ${figure(logSeconds, 1)} s), then in a fresh process
 what \`projections:rebuild\` runs: the whole log into a scratch table, its indexes built, swapped in, caught up.
+The baseline (bench/support/bare-replay.ts) is the least the same replay needs on bare node:sqlite, in one
+thread: the log read in position order and each event's data parsed, each order's events merged into one
+document, the documents written in one transaction into a table of the same columns, the same three indexes
+built, the WAL checkpointed. Baseline and service alternate, each in a fresh process, ${values.rounds} rounds; medians.
 
-| replay | events/s | seconds | memory high-water mark |
-|---|---:|---:|---:|
-| **order read model rebuilt** | **${figure(eventsPerSecond)}** (goal 200,000) | ${figure(result.seconds, 2)} | ${result.maxRssMb} MB RSS |
+| replay | events/s | of bare | seconds (median) | rounds (seconds) | memory high-water mark |
+|---|---:|---:|---:|---|---:|
+| bare node:sqlite replay | ${figure(rate(bare))} | | ${figure(bare.seconds, 2)} | ${roundsOf(bareReplays)} | ${bare.maxRssMb} MB RSS |
+| **order read model rebuilt** | **${figure(rate(result))}** (goal 200,000) | ${((rate(result) / rate(bare)) * 100).toFixed(0)}% | ${figure(result.seconds, 2)} | ${roundsOf(serviceReplays)} | ${result.maxRssMb} MB RSS |
 
 Start-up of the embedded default (as \`npm start\` runs it) on that log: the time from starting the process to
 its URL announced (listening) and to \`GET /ready\` answering 200 (every follower of the log within
