@@ -3,12 +3,14 @@
 // event's data, folds each order's events into one document by merging their data (no domain, no revision
 // guard), then writes every document into a fresh table of DIR/bare-read-store.sqlite (the read model's
 // columns, in one transaction), builds the read model's three listing indexes and checkpoints the WAL.
-// Run: node bench/support/bare-replay.ts DIR; prints {events, orders, seconds, maxRssMb} as JSON.
+// Run: node bench/support/bare-replay.ts DIR [--no-journal]; prints {events, orders, seconds, maxRssMb} as
+// JSON. --no-journal writes with no journal and no syncs at all (a ceiling: a fresh file nobody reads yet).
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
-const dir = process.argv[2]!;
+const [dir, ...options] = process.argv.slice(2) as [string, ...string[]];
+const journal = !options.includes('--no-journal');
 const storePath = join(dir, 'bare-read-store.sqlite');
 for (const suffix of ['', '-wal', '-shm']) rmSync(`${storePath}${suffix}`, { force: true });
 
@@ -39,8 +41,8 @@ for (;;) {
 log.close();
 
 const store = new DatabaseSync(storePath);
-store.exec('PRAGMA journal_mode = WAL');
-store.exec('PRAGMA synchronous = NORMAL');
+store.exec(journal ? 'PRAGMA journal_mode = WAL' : 'PRAGMA journal_mode = OFF');
+store.exec(journal ? 'PRAGMA synchronous = NORMAL' : 'PRAGMA synchronous = OFF');
 store.exec(`CREATE TABLE order_views (
   id TEXT NOT NULL UNIQUE, customer_id TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL,
   revision INTEGER NOT NULL, document TEXT NOT NULL)`);
@@ -62,7 +64,7 @@ store.exec(`
   CREATE INDEX order_views_customer ON order_views (customer_id, created_at, id);
   CREATE INDEX order_views_status ON order_views (status, created_at, id);
 `);
-store.exec('PRAGMA wal_checkpoint(PASSIVE)');
+if (journal) store.exec('PRAGMA wal_checkpoint(PASSIVE)');
 const seconds = (performance.now() - started) / 1000;
 store.close();
 process.stdout.write(
