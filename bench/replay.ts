@@ -201,10 +201,11 @@ if (values.replay !== undefined) {
     `node ${process.version}; log of ${result.events.toLocaleString('en')} events written in ${logSeconds.toFixed(1)} s (${logMb.toFixed(0)} MB)`,
   );
   const rate = (run: ReplayResult) => Math.round(run.events / run.seconds);
+  const ofBare = ((rate(result) / rate(bare)) * 100).toFixed(0);
   const roundsOf = (runs: ReplayResult[]) => runs.map((run) => figure(run.seconds, 2)).join(', ');
   console.log(
     `replay: ${figure(result.events)} events into ${figure(result.orders)} orders in ${result.seconds.toFixed(2)} s ` +
-      `= ${figure(rate(result))} events/s (goal: 200,000), ${((rate(result) / rate(bare)) * 100).toFixed(0)}% of ` +
+      `= ${figure(rate(result))} events/s (goal: 200,000), ${ofBare}% of ` +
       `the bare replay's ${figure(rate(bare))} events/s (medians of ${values.rounds} rounds: ` +
       `${roundsOf(serviceReplays)} s against ${roundsOf(bareReplays)} s); memory high-water mark ` +
       `${result.maxRssMb} MB RSS against ${bare.maxRssMb} MB`,
@@ -234,7 +235,7 @@ built, the WAL checkpointed. Baseline and service alternate, each in a fresh pro
 | replay | events/s | of bare | seconds (median) | rounds (seconds) | memory high-water mark |
 |---|---:|---:|---:|---|---:|
 | bare node:sqlite replay | ${figure(rate(bare))} | | ${figure(bare.seconds, 2)} | ${roundsOf(bareReplays)} | ${bare.maxRssMb} MB RSS |
-| **order read model rebuilt** | **${figure(rate(result))}** (goal 200,000) | ${((rate(result) / rate(bare)) * 100).toFixed(0)}% | ${figure(result.seconds, 2)} | ${roundsOf(serviceReplays)} | ${result.maxRssMb} MB RSS |
+| **order read model rebuilt** | **${figure(rate(result))}** (goal 200,000) | ${ofBare}% | ${figure(result.seconds, 2)} | ${roundsOf(serviceReplays)} | ${result.maxRssMb} MB RSS |
 
 Start-up of the embedded default (as \`npm start\` runs it) on that log: the time from starting the process to
 its URL announced (listening) and to \`GET /ready\` answering 200 (every follower of the log within
