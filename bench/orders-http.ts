@@ -280,9 +280,9 @@ const rate = (key: string) => table[key]!['requests/s (median)'];
 const ofReference = rate('service POST /orders') / rate('reference POST /orders');
 const referenceLine =
   `POST /orders: service at ${(ofReference * 100).toFixed(0)}% of the reference's requests/s ` +
-  `(${rate('service POST /orders')}/s against ${rate('reference POST /orders')}/s); issue 5's goal, ` +
+  `(${figure(rate('service POST /orders'))}/s against ${figure(rate('reference POST /orders'))}/s); issue 5's goal, ` +
   `6,000/s where the reference reached about 9,000/s, is ${(postGoalOfReference * 100).toFixed(0)}% of it, ` +
-  `${Math.round(postGoalOfReference * rate('reference POST /orders'))}/s in this run`;
+  `${figure(postGoalOfReference * rate('reference POST /orders'))}/s in this run`;
 console.table(table);
 for (const benchCase of cases) {
   const ratio = rate(`service ${benchCase.name}`) / rate(`bare ${benchCase.name}`);
@@ -351,6 +351,7 @@ ${loadComparison(cases.map(({ name }) => ({ name, bare: results.get(`bare ${name
 
 The reference of issue 5's goal (bench/support/reference-order-server.ts: Express 5, an RS256 token verified
 on every request, the service's zod schema, one INSERT into node:sqlite in WAL mode), in the same rounds:
+
 ${markdownTable(
   ['case', 'requests/s (median)', 'p50 ms', 'p99 ms', 'server CPU µs/request'],
   ['reference POST /orders', 'service POST /orders'].map((key) => [
