@@ -52,7 +52,10 @@ export const webhookEnvironment = {
         .filter(Boolean),
     )
     .optional()
-    .describe('DNS servers for webhook hosts (host:port, comma-separated); the system resolver when unset.'),
+    .describe(
+      'DNS servers for webhook hosts (host:port, comma-separated); the system resolver (getaddrinfo, as ' +
+        'every other program on the host) when unset or empty.',
+    ),
 };
 
 type WebhookEnvironment = {
@@ -70,7 +73,8 @@ export const webhookConfig = (env: WebhookEnvironment) => ({
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
   secretKey: env.WEBHOOK_SECRET_KEY ?? null,
   secretKeyFile: env.WEBHOOK_SECRET_KEY_FILE ?? null,
-  dnsServers: env.WEBHOOK_DNS_SERVERS ?? [],
+  /** null: the system resolver. An empty list would be a resolver that can resolve nothing. */
+  dnsServers: env.WEBHOOK_DNS_SERVERS?.length ? env.WEBHOOK_DNS_SERVERS : null,
 });
 
 export type WebhookConfig = ReturnType<typeof webhookConfig>;

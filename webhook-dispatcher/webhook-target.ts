@@ -9,9 +9,10 @@ export class WebhookTargetRefusedError extends Error {
   readonly kind = 'webhook-target-refused';
 }
 
-export const createHostResolver = (options: { dnsServers?: readonly string[] }): ResolveHost => {
+/** Through the given DNS servers, or the system resolver when none are given (null, absent or empty). */
+export const createHostResolver = (options: { dnsServers?: readonly string[] | null }): ResolveHost => {
   const servers = options.dnsServers;
-  if (servers === undefined) {
+  if (!servers?.length) {
     return async (hostname) => (await dns.lookup(hostname, { all: true })).map((entry) => entry.address);
   }
   // Bounded, so that a silent DNS server fails the request well before a delivery's timeout.

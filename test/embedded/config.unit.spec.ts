@@ -39,7 +39,7 @@ describe('embedded configuration', () => {
         timeoutMs: 10_000,
         secretKey: null,
         secretKeyFile: null,
-        dnsServers: [],
+        dnsServers: null,
       },
     });
   });
