@@ -4,9 +4,8 @@ import type { z } from 'zod';
 import type { CatalogStore } from '../catalog/catalog.ts';
 import { moneyFromDecimal } from '../domain/money.ts';
 import type { Order, OrderCommand } from '../domain/order/order.ts';
-import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
-import { authenticate, principalOf, requireRole } from '../identity/authenticate.ts';
-import { readsEveryOrder } from '../identity/roles.ts';
+import { authenticate, authorize, mayActOn, principalOf } from '../identity/authenticate.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
 import type { UserStore } from '../identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventMetadata } from '../infrastructure/event-store/event-store.ts';
@@ -25,7 +24,7 @@ import { placeOrderCommand } from './place-order.ts';
 
 export type OrderCommandDeps = {
   handler: OrderCommandHandler;
-  verifier: AccessTokenVerifier;
+  authenticator: Authenticator;
   catalog: CatalogStore;
   users: UserStore;
   idempotency: IdempotencyStore;
@@ -69,7 +68,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
   const { handler, clock, newId } = deps;
   const router = Router();
   const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger });
-  const auth = authenticate(deps.verifier);
+  const auth = authenticate(deps.authenticator);
 
   const metadataOf = (response: Response, occurredAt: string): EventMetadata => {
     const { userId, roles } = principalOf(response);
@@ -77,17 +76,14 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     return { actor: { userId, roles }, correlationId: requestId, causationId: requestId, occurredAt };
   };
 
-  /** Another customer's order is not found; a stale If-Match fails before anything is decided. */
+  /**
+   * An order beyond the caller's reach for this operation (another customer's, for a customer) is not
+   * found; a stale If-Match fails before anything is decided.
+   */
   const preconditionOf = (request: Request, response: Response) => {
-    const principal = principalOf(response);
     const ifMatch = request.get('If-Match');
     return (state: Order) => {
-      if (
-        state.status === 'none' ||
-        (!readsEveryOrder(principal.roles) && state.customerId !== principal.userId)
-      ) {
-        throw notFound(noSuchOrder);
-      }
+      if (state.status === 'none' || !mayActOn(response, state.customerId)) throw notFound(noSuchOrder);
       if (ifMatch !== undefined && !ifMatchHolds(ifMatch, orderRepresentation(state).etag)) {
         throw new ApiError(
           'precondition-failed',
@@ -114,7 +110,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
   router.post(
     '/orders',
     auth,
-    requireRole('customer', 'staff', 'admin'),
+    authorize('placeOrder'),
     acceptBody('json'),
     keyed,
     async (request, response) => {
@@ -132,32 +128,49 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     },
   );
 
-  const staff = requireRole('staff', 'admin');
-  router.post('/orders/:orderId/confirm', auth, staff, acceptBody('json'), (request, response) => {
-    bodyOf(noBody, request);
-    return transition(request, response, (orderId, confirmedAt) => ({
-      type: 'ConfirmOrder',
-      data: { orderId, confirmedAt },
-    }));
-  });
-  router.post('/orders/:orderId/ship', auth, staff, acceptBody('json'), (request, response) => {
-    bodyOf(noBody, request);
-    return transition(request, response, (orderId, shippedAt) => ({
-      type: 'ShipOrder',
-      data: { orderId, shippedAt },
-    }));
-  });
-  router.post('/orders/:orderId/deliver', auth, staff, acceptBody('json'), (request, response) => {
-    bodyOf(noBody, request);
-    return transition(request, response, (orderId, deliveredAt) => ({
-      type: 'DeliverOrder',
-      data: { orderId, deliveredAt },
-    }));
-  });
+  router.post(
+    '/orders/:orderId/confirm',
+    auth,
+    authorize('confirmOrder'),
+    acceptBody('json'),
+    (request, response) => {
+      bodyOf(noBody, request);
+      return transition(request, response, (orderId, confirmedAt) => ({
+        type: 'ConfirmOrder',
+        data: { orderId, confirmedAt },
+      }));
+    },
+  );
+  router.post(
+    '/orders/:orderId/ship',
+    auth,
+    authorize('shipOrder'),
+    acceptBody('json'),
+    (request, response) => {
+      bodyOf(noBody, request);
+      return transition(request, response, (orderId, shippedAt) => ({
+        type: 'ShipOrder',
+        data: { orderId, shippedAt },
+      }));
+    },
+  );
+  router.post(
+    '/orders/:orderId/deliver',
+    auth,
+    authorize('deliverOrder'),
+    acceptBody('json'),
+    (request, response) => {
+      bodyOf(noBody, request);
+      return transition(request, response, (orderId, deliveredAt) => ({
+        type: 'DeliverOrder',
+        data: { orderId, deliveredAt },
+      }));
+    },
+  );
   router.post(
     '/orders/:orderId/cancel',
     auth,
-    requireRole('customer', 'staff', 'admin'),
+    authorize('cancelOrder'),
     acceptBody('json'),
     (request, response) => {
       const { reason } = bodyOf(cancelBody, request);
@@ -167,19 +180,26 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       }));
     },
   );
-  router.post('/orders/:orderId/payments', auth, staff, acceptBody('json'), keyed, (request, response) => {
-    const { amount, reference } = bodyOf(paymentBody, request);
-    return transition(request, response, (orderId, receivedAt) => ({
-      type: 'RecordPayment',
-      data: {
-        orderId,
-        paymentId: newId(),
-        amount: moneyFromDecimal(amount.amount, amount.currency),
-        reference,
-        receivedAt,
-      },
-    }));
-  });
+  router.post(
+    '/orders/:orderId/payments',
+    auth,
+    authorize('recordPayment'),
+    acceptBody('json'),
+    keyed,
+    (request, response) => {
+      const { amount, reference } = bodyOf(paymentBody, request);
+      return transition(request, response, (orderId, receivedAt) => ({
+        type: 'RecordPayment',
+        data: {
+          orderId,
+          paymentId: newId(),
+          amount: moneyFromDecimal(amount.amount, amount.currency),
+          reference,
+          receivedAt,
+        },
+      }));
+    },
+  );
 
   return router;
 };

@@ -106,7 +106,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       ...identity.routers,
       orderCommandRoutes({
         handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),
-        verifier: identity.verifier,
+        authenticator: identity.authenticator,
         catalog,
         users,
         idempotency,
@@ -117,7 +117,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       }),
       webhookCommandRoutes({
         handler: createSubscriptionCommandHandler({ eventStore, newId: randomUUID }),
-        verifier: identity.verifier,
+        authenticator: identity.authenticator,
         cipher: createSecretCipher(resolveSecretKey(config.webhooks, null)),
         checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),
         deliveries: await createMongoDeliveryQueue(db),

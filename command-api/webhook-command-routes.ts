@@ -3,8 +3,9 @@ import type {
   Subscription,
   SubscriptionCommand,
 } from '../domain/webhook-subscription/webhook-subscription.ts';
-import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
-import { authenticate, principalOf, requireRole } from '../identity/authenticate.ts';
+import { authenticate, authorize, principalOf } from '../identity/authenticate.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
+import type { Operation } from '../identity/permissions.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventMetadata } from '../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
@@ -29,7 +30,7 @@ export const secretOverlapMs = 24 * 60 * 60 * 1000;
 
 export type WebhookCommandDeps = {
   handler: SubscriptionCommandHandler;
-  verifier: AccessTokenVerifier;
+  authenticator: Authenticator;
   cipher: SecretCipher;
   /** Refuses a URL webhooks may not target (scheme, credentials, internal addresses after DNS). */
   checkUrl: (url: string) => Promise<URL>;
@@ -54,7 +55,8 @@ const live = (result: SubscriptionCommandResult): Subscription => {
 export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
   const { handler, cipher, clock, newId } = deps;
   const router = Router();
-  const admin = [authenticate(deps.verifier), requireRole('admin')];
+  const auth = authenticate(deps.authenticator);
+  const admin = (operation: Operation) => [auth, authorize(operation)];
 
   const metadataOf = (response: Response, occurredAt: string): EventMetadata => {
     const { userId, roles } = principalOf(response);
@@ -79,7 +81,7 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
     return result;
   };
 
-  router.post('/webhooks', ...admin, acceptBody('json'), async (request, response) => {
+  router.post('/webhooks', ...admin('registerWebhook'), acceptBody('json'), async (request, response) => {
     const body = parseInput(registerWebhookBody, request.body ?? {});
     const url = await checkedUrl(body.url);
     const subscriptionId = newId();
@@ -101,18 +103,23 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
       .json({ ...subscriptionResource(live(result)), secret });
   });
 
-  router.patch('/webhooks/:subscriptionId', ...admin, acceptBody('json'), async (request, response) => {
-    const subscriptionId = subscriptionIdParam(request);
-    const { url, ...changes } = parseInput(changeWebhookBody, request.body ?? {});
-    const checked = url === undefined ? {} : { url: await checkedUrl(url) };
-    const result = await run(response, (changedAt) => ({
-      type: 'ChangeSubscription',
-      data: { subscriptionId, changes: { ...changes, ...checked }, changedAt },
-    }));
-    response.json(subscriptionResource(live(result)));
-  });
+  router.patch(
+    '/webhooks/:subscriptionId',
+    ...admin('changeWebhook'),
+    acceptBody('json'),
+    async (request, response) => {
+      const subscriptionId = subscriptionIdParam(request);
+      const { url, ...changes } = parseInput(changeWebhookBody, request.body ?? {});
+      const checked = url === undefined ? {} : { url: await checkedUrl(url) };
+      const result = await run(response, (changedAt) => ({
+        type: 'ChangeSubscription',
+        data: { subscriptionId, changes: { ...changes, ...checked }, changedAt },
+      }));
+      response.json(subscriptionResource(live(result)));
+    },
+  );
 
-  router.delete('/webhooks/:subscriptionId', ...admin, async (request, response) => {
+  router.delete('/webhooks/:subscriptionId', ...admin('removeWebhook'), async (request, response) => {
     const subscriptionId = subscriptionIdParam(request);
     await run(response, (removedAt) => ({ type: 'RemoveSubscription', data: { subscriptionId, removedAt } }));
     response.status(204).end();
@@ -120,7 +127,7 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
 
   router.post(
     '/webhooks/:subscriptionId/rotate-secret',
-    ...admin,
+    ...admin('rotateWebhookSecret'),
     acceptBody('json'),
     async (request, response) => {
       parseInput(noBody, request.body ?? {});
@@ -143,20 +150,25 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
     },
   );
 
-  router.post('/webhooks/:subscriptionId/test', ...admin, acceptBody('json'), async (request, response) => {
-    parseInput(noBody, request.body ?? {});
-    const subscriptionId = subscriptionIdParam(request);
-    const result = await run(response, (requestedAt) => ({
-      type: 'RequestTestDelivery',
-      data: { subscriptionId, requestedAt },
-    }));
-    live(result);
-    response.status(202).json({ subscriptionId, type: 'webhook.test', status: 'requested' });
-  });
+  router.post(
+    '/webhooks/:subscriptionId/test',
+    ...admin('testWebhook'),
+    acceptBody('json'),
+    async (request, response) => {
+      parseInput(noBody, request.body ?? {});
+      const subscriptionId = subscriptionIdParam(request);
+      const result = await run(response, (requestedAt) => ({
+        type: 'RequestTestDelivery',
+        data: { subscriptionId, requestedAt },
+      }));
+      live(result);
+      response.status(202).json({ subscriptionId, type: 'webhook.test', status: 'requested' });
+    },
+  );
 
   router.post(
     '/webhooks/:subscriptionId/deliveries/:deliveryId/retry',
-    ...admin,
+    ...admin('retryWebhookDelivery'),
     acceptBody('json'),
     async (request, response) => {
       parseInput(noBody, request.body ?? {});

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createSubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
 import { webhookCommandRoutes } from '../command-api/webhook-command-routes.ts';
-import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
 import { createInProcessEventBus } from '../infrastructure/bus/in-process-event-bus.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
@@ -112,10 +112,10 @@ export const startEmbeddedWebhooks = async ({
       subscriptions: async () => subscriptionProjection.position(),
       relay: async () => relay.position(),
     },
-    routers: (verifier: AccessTokenVerifier) => [
+    routers: (authenticator: Authenticator) => [
       webhookCommandRoutes({
         handler: subscriptionCommands,
-        verifier,
+        authenticator,
         cipher,
         checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),
         deliveries: queue,
@@ -127,7 +127,7 @@ export const startEmbeddedWebhooks = async ({
         deliveryLog,
         progress: subscriptionProjection,
         headPosition: () => eventStore.headPosition(),
-        verifier,
+        authenticator,
         consistencyTimeoutMs: config.consistencyTimeoutMs,
       }),
     ],

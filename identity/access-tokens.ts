@@ -34,8 +34,12 @@ const claimsSchema = z.object({
   sub: z.string().min(1),
   roles: z.array(z.enum(roles)),
   jti: z.string().min(1),
+  iat: z.number().int(),
   exp: z.number().int(),
 });
+
+/** How far ahead of this process's clock a token's `iat` may be: clocks of issuers drift, a little. */
+export const maxClockSkewSeconds = 60;
 
 /**
  * Verifies an access token with nothing but public keys: only RS256 (never `none`, never HMAC with a public
@@ -57,6 +61,7 @@ export const createAccessTokenVerifier = ({
   // Keyed by the whole token, signature included, so only the very bytes that verified can hit. Only
   // expiry changes with time, and it is checked on every hit. Oldest entries go first when full.
   const verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
+  const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
 
   const verifySignatureAndClaims = (token: string) => {
     const decoded = jwt.decode(token, { complete: true });
@@ -70,7 +75,7 @@ export const createAccessTokenVerifier = ({
         algorithms: [signingAlgorithm],
         issuer,
         audience,
-        clockTimestamp: Math.floor(clock.now().getTime() / 1000),
+        clockTimestamp: nowSeconds(),
       });
     } catch (error) {
       if (error instanceof jwt.TokenExpiredError) throw invalid('The access token has expired.');
@@ -78,6 +83,10 @@ export const createAccessTokenVerifier = ({
     }
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) throw invalid('The access token is invalid.');
+    const { iat, exp } = claims.data;
+    // A key that signs tokens living longer, or issued in the future, is not used as this service uses it.
+    if (exp - iat > accessTokenLifetimeSeconds || iat > nowSeconds() + maxClockSkewSeconds)
+      throw invalid('The access token is invalid.');
     return {
       principal: { userId: claims.data.sub, roles: claims.data.roles, tokenId: claims.data.jti },
       expiresAtMs: claims.data.exp * 1000,

@@ -1,17 +1,19 @@
 import type { RequestHandler, Response } from 'express';
 import { forbidden, UnauthorizedError } from '../infrastructure/http/api-error.ts';
-import type { AccessTokenVerifier, Principal } from './access-tokens.ts';
-import type { Role } from './roles.ts';
+import type { Principal } from './access-tokens.ts';
+import type { Authenticator } from './authenticator.ts';
+import { scopeOf, type Operation, type Scope } from './permissions.ts';
 
 const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * The one authentication middleware of every service: a valid bearer token puts its principal on the
- * response's locals; anything else is a 401 (with error="invalid_token" unless no credentials were sent).
+ * The one authentication middleware of every service: a valid bearer token of a user who still exists,
+ * is enabled and still holds the token's roles puts its principal on the response's locals; anything else
+ * is a 401 (with error="invalid_token" unless no credentials were sent).
  */
 export const authenticate =
-  (verifier: AccessTokenVerifier): RequestHandler =>
-  (request, response, next) => {
+  (authenticator: Authenticator): RequestHandler =>
+  async (request, response, next) => {
     const header = request.get('Authorization');
     if (header === undefined || header.trim() === '') {
       throw new UnauthorizedError('This operation needs a bearer token.', { invalidToken: false });
@@ -19,15 +21,20 @@ export const authenticate =
     const token = bearer.exec(header)?.[1];
     if (!token)
       throw new UnauthorizedError('The Authorization header is not a bearer token.', { invalidToken: true });
-    response.locals['principal'] = verifier.verify(token);
+    response.locals['principal'] = await authenticator.principalFor(token);
     next();
   };
 
-/** 403 unless the caller has one of the roles. Goes after authenticate. */
-export const requireRole =
-  (...allowed: Role[]): RequestHandler =>
+/**
+ * 403 unless one of the caller's roles may do `operation` (the permission table); otherwise keeps the
+ * widest reach its roles give, for `mayActOn` and `ownOnly`. Goes after authenticate.
+ */
+export const authorize =
+  (operation: Operation): RequestHandler =>
   (_request, response, next) => {
-    if (!principalOf(response).roles.some((role) => allowed.includes(role))) throw forbidden();
+    const scope = scopeOf(principalOf(response).roles, operation);
+    if (scope === null) throw forbidden();
+    response.locals['scope'] = scope;
     next();
   };
 
@@ -36,3 +43,17 @@ export const principalOf = (response: Response): Principal => {
   if (!principal) throw new Error('principalOf called on a route without authenticate');
   return principal;
 };
+
+const scopeFor = (response: Response): Scope => {
+  const scope = response.locals['scope'] as Scope | undefined;
+  if (!scope) throw new Error('scope asked on a route without authorize');
+  return scope;
+};
+
+/** Whether the authorized operation reaches a resource owned by `ownerId`. */
+export const mayActOn = (response: Response, ownerId: string): boolean =>
+  scopeFor(response) === 'any' || principalOf(response).userId === ownerId;
+
+/** The caller's id when the authorized operation reaches only its own resources (a listing's filter). */
+export const ownOnly = (response: Response): string | undefined =>
+  scopeFor(response) === 'any' ? undefined : principalOf(response).userId;

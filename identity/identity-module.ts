@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../infrastructure/clock.ts';
 import { createAccessTokenIssuer, createAccessTokenVerifier } from './access-tokens.ts';
+import { createAuthenticator } from './authenticator.ts';
 import type { IdentityConfig } from './identity-config.ts';
 import { identityRoutes } from './identity-routes.ts';
 import { createLoginRateLimiter } from './login-rate-limiter.ts';
@@ -22,7 +23,7 @@ export const resolveSigningKey = (config: IdentityConfig, generatedKeyPath: stri
   return loadOrCreateSigningKey(generatedKeyPath);
 };
 
-/** Everything identity gives a process that issues tokens: its routes, its verifier, its error mapping. */
+/** Everything identity gives a process that issues tokens: its routes, its authenticator, its error mapping. */
 export const createIdentityModule = ({
   users,
   refreshTokens,
@@ -37,10 +38,13 @@ export const createIdentityModule = ({
   clock: Clock;
 }) => {
   const audience = { issuer: config.issuer, audience: config.audience };
-  const verifier = createAccessTokenVerifier({
-    ...audience,
-    clock,
-    publicKeyFor: (kid) => (kid === signingKey.kid ? signingKey.publicKey : undefined),
+  const authenticator = createAuthenticator({
+    verifier: createAccessTokenVerifier({
+      ...audience,
+      clock,
+      publicKeyFor: (kid) => (kid === signingKey.kid ? signingKey.publicKey : undefined),
+    }),
+    users,
   });
   const tokens = createTokenService({
     users,
@@ -51,8 +55,8 @@ export const createIdentityModule = ({
   });
   const limiter = createLoginRateLimiter(config.rateLimits);
   return {
-    verifier,
-    routers: [identityRoutes({ tokens, limiter, signingKey }), userRoutes({ users, verifier, clock })],
+    authenticator,
+    routers: [identityRoutes({ tokens, limiter, signingKey }), userRoutes({ users, authenticator, clock })],
     errorMappers: [identityErrors],
   };
 };

@@ -7,8 +7,8 @@ import { ApiError, notFound, UnauthorizedError } from '../infrastructure/http/ap
 import type { ErrorMapper } from '../infrastructure/http/problem-details.ts';
 import { sendJson } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
-import type { AccessTokenVerifier } from './access-tokens.ts';
-import { authenticate, principalOf, requireRole } from './authenticate.ts';
+import { authenticate, authorize, principalOf } from './authenticate.ts';
+import type { Authenticator } from './authenticator.ts';
 import { isCountryCode } from './countries.ts';
 import { AddressLimitError, type StoredAddress, type UserStore } from './users.ts';
 
@@ -38,15 +38,15 @@ const addressView = ({ id, street, city, postalCode, country }: StoredAddress) =
 /** GET /users/me, POST /users/me/addresses, DELETE /users/me/addresses/{id}. */
 export const userRoutes = ({
   users,
-  verifier,
+  authenticator,
   clock,
 }: {
   users: UserStore;
-  verifier: AccessTokenVerifier;
+  authenticator: Authenticator;
   clock: Clock;
 }): Router => {
   const router = Router();
-  router.use('/users/me', authenticate(verifier));
+  router.use('/users/me', authenticate(authenticator));
 
   const currentUser = async (userId: string) => {
     const user = await users.findById(userId);
@@ -58,7 +58,7 @@ export const userRoutes = ({
     return user;
   };
 
-  router.get('/users/me', async (request, response) => {
+  router.get('/users/me', authorize('getCurrentUser'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     const addresses = await users.listAddresses(user.id);
     sendJson(request, response, {
@@ -70,17 +70,20 @@ export const userRoutes = ({
     });
   });
 
-  const manageAddresses = requireRole('customer', 'staff', 'admin');
+  router.post(
+    '/users/me/addresses',
+    authorize('addAddress'),
+    acceptBody('json'),
+    async (request, response) => {
+      const address = parseInput(addressSchema, request.body);
+      const user = await currentUser(principalOf(response).userId);
+      const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
+      await users.addAddress(user.id, stored);
+      response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
+    },
+  );
 
-  router.post('/users/me/addresses', manageAddresses, acceptBody('json'), async (request, response) => {
-    const address = parseInput(addressSchema, request.body);
-    const user = await currentUser(principalOf(response).userId);
-    const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
-    await users.addAddress(user.id, stored);
-    response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
-  });
-
-  router.delete('/users/me/addresses/:addressId', manageAddresses, async (request, response) => {
+  router.delete('/users/me/addresses/:addressId', authorize('removeAddress'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     if (!(await users.removeAddress(user.id, request.params['addressId'] as string))) {
       throw notFound('You have no address with this id.');

@@ -1,3 +1,4 @@
+import { accessDescription } from '../identity/permissions.ts';
 import { z } from 'zod';
 import { passwordGrant, refreshGrant } from '../identity/identity-routes.ts';
 import { addressSchema as addressBody } from '../identity/user-routes.ts';
@@ -23,8 +24,6 @@ const tokens = (description: string): ApiResponse => ({
 });
 
 const rateLimited = 'Too many attempts from this address or for this username; see Retry-After.';
-
-const signedIn = 'any signed-in user';
 
 export const authOperations: ApiOperation[] = [
   {
@@ -86,7 +85,7 @@ export const authOperations: ApiOperation[] = [
     operationId: 'getCurrentUser',
     tag: 'auth',
     summary: 'The signed-in user and their stored addresses',
-    access: signedIn,
+    access: accessDescription('getCurrentUser'),
     responses: {
       200: {
         description: 'The user.',
@@ -110,7 +109,7 @@ export const authOperations: ApiOperation[] = [
     operationId: 'addAddress',
     tag: 'auth',
     summary: 'Store an address (to ship orders to)',
-    access: 'customer, staff, admin',
+    access: accessDescription('addAddress'),
     body: { schema: addressBody },
     responses: {
       201: {
@@ -131,7 +130,7 @@ export const authOperations: ApiOperation[] = [
     tag: 'auth',
     summary: 'Remove a stored address',
     description: 'Orders placed with it keep their copy.',
-    access: 'customer, staff, admin',
+    access: accessDescription('removeAddress'),
     params: z.object({ addressId: z.string() }),
     responses: { 204: { description: 'Removed.', headers: { 'Cache-Control': 'no-store' } } },
     problems: {

@@ -1,3 +1,4 @@
+import { accessDescription } from '../identity/permissions.ts';
 import { z } from 'zod';
 import { idempotencyKeyFormat } from '../command-api/idempotent.ts';
 import { cancelBody, createOrderBody, noBody, paymentBody } from '../command-api/order-schemas.ts';
@@ -106,7 +107,7 @@ const transition = (action: 'confirm' | 'ship' | 'deliver', from: string, to: st
   operationId: `${action}Order`,
   tag: 'orders',
   summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order (${from} → ${to})`,
-  access: 'staff, admin',
+  access: accessDescription(`${action}Order`),
   params: orderPath,
   headers: ifMatch,
   body: { schema: noBody, required: false },
@@ -130,7 +131,7 @@ export const orderOperations: ApiOperation[] = [
     summary: 'Place an order',
     description:
       'Prices and product names come from the catalogue at this moment; the address is copied from the caller’s stored address. Totals are the sum of quantity × unit price.',
-    access: 'customer, staff, admin',
+    access: accessDescription('placeOrder'),
     headers: idempotencyKey,
     body: { schema: createOrderBody },
     responses: {
@@ -159,7 +160,7 @@ export const orderOperations: ApiOperation[] = [
     summary: 'List orders',
     description:
       'Customers see their own orders, staff, auditors and admins all of them, newest first. `?page=` gives the page variant of the envelope, `?cursor=` the cursor variant (stable under concurrent inserts).',
-    access: 'customer, staff, auditor, admin',
+    access: accessDescription('listOrders'),
     query: listingQuery,
     headers: consistencyTokenHeader,
     responses: {
@@ -181,9 +182,8 @@ export const orderOperations: ApiOperation[] = [
     operationId: 'getOrder',
     tag: 'orders',
     summary: 'Read an order',
-    description:
-      'From the read model. With `?revision=N` (staff, auditors, admins), the order as it was after event N of its history, replayed from the log.',
-    access: 'the order’s customer, staff, auditor, admin',
+    description: `From the read model. With \`?revision=N\` (${accessDescription('getOrderAtRevision')}), the order as it was after event N of its history, replayed from the log.`,
+    access: accessDescription('getOrder'),
     params: orderPath,
     query: z.object({
       revision: revisionQuery.optional().meta({ description: 'A stream revision, from 0.' }),
@@ -210,7 +210,7 @@ export const orderOperations: ApiOperation[] = [
     tag: 'orders',
     summary: 'Read an order’s event history',
     description: 'Every event of the order’s stream, oldest first, as recorded.',
-    access: 'the order’s customer, staff, auditor, admin',
+    access: accessDescription('getOrderEvents'),
     params: orderPath,
     headers: consistencyTokenHeader,
     responses: {
@@ -232,7 +232,7 @@ export const orderOperations: ApiOperation[] = [
     operationId: 'cancelOrder',
     tag: 'orders',
     summary: 'Cancel an order (pending or confirmed → cancelled)',
-    access: 'the order’s customer, staff, admin',
+    access: accessDescription('cancelOrder'),
     params: orderPath,
     headers: ifMatch,
     body: { schema: cancelBody, required: false },
@@ -247,7 +247,7 @@ export const orderOperations: ApiOperation[] = [
     summary: 'Record a payment',
     description:
       'Emits payment.received. The currency must be the order’s; a cancelled order takes no payment (409).',
-    access: 'staff, admin',
+    access: accessDescription('recordPayment'),
     params: orderPath,
     headers: ifMatch.extend(idempotencyKey.shape),
     body: { schema: paymentBody },
@@ -267,7 +267,7 @@ export const orderOperations: ApiOperation[] = [
     summary: 'Read the global event log',
     description:
       'Every event, in log order, in the cursor envelope: `after` pages forward (exclusive), `before` back.',
-    access: 'auditor, admin',
+    access: accessDescription('listAuditEvents'),
     query: auditQuery,
     responses: {
       200: {

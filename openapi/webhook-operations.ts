@@ -1,3 +1,4 @@
+import { accessDescription } from '../identity/permissions.ts';
 import { z } from 'zod';
 import { noBody } from '../command-api/order-schemas.ts';
 import { changeWebhookBody, registerWebhookBody } from '../command-api/webhook-schemas.ts';
@@ -53,7 +54,6 @@ const deliveryAttempt = z
   .meta({ id: 'DeliveryAttempt' });
 
 const subscriptionPath = z.object({ subscriptionId: z.uuid() });
-const admin = 'admin';
 const adminProblems = { forbidden: 'The caller is not an admin.' } as const;
 const noSuchSubscription = 'There is no subscription with this id (or it was removed).';
 
@@ -80,7 +80,7 @@ export const webhookOperations: ApiOperation[] = [
     summary: 'Subscribe a URL to event kinds',
     description:
       'Deliveries follow Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1, HMAC-SHA256 with the secret), body {type, timestamp, data}. Any 2xx within 10 s is success; anything else is retried with backoff, then dead-lettered; 410 Gone disables the subscription. URLs that resolve to internal addresses are refused.',
-    access: admin,
+    access: accessDescription('registerWebhook'),
     body: { schema: registerWebhookBody },
     responses: {
       201: {
@@ -97,7 +97,7 @@ export const webhookOperations: ApiOperation[] = [
     operationId: 'listWebhooks',
     tag: 'webhooks',
     summary: 'List the subscriptions',
-    access: admin,
+    access: accessDescription('listWebhooks'),
     headers: consistencyTokenHeader,
     responses: adminRead('Every subscription, without secrets.', z.array(subscription)),
     problems: readProblems,
@@ -108,7 +108,7 @@ export const webhookOperations: ApiOperation[] = [
     operationId: 'getWebhook',
     tag: 'webhooks',
     summary: 'Read a subscription',
-    access: admin,
+    access: accessDescription('getWebhook'),
     params: subscriptionPath,
     headers: consistencyTokenHeader,
     responses: adminRead('The subscription, without its secret.', subscription),
@@ -120,7 +120,7 @@ export const webhookOperations: ApiOperation[] = [
     operationId: 'changeWebhook',
     tag: 'webhooks',
     summary: 'Change a subscription’s url, events, description or active flag',
-    access: admin,
+    access: accessDescription('changeWebhook'),
     params: subscriptionPath,
     body: { schema: changeWebhookBody },
     responses: {
@@ -139,7 +139,7 @@ export const webhookOperations: ApiOperation[] = [
     operationId: 'removeWebhook',
     tag: 'webhooks',
     summary: 'Remove a subscription',
-    access: admin,
+    access: accessDescription('removeWebhook'),
     params: subscriptionPath,
     responses: {
       204: { description: 'Removed.', headers: { 'Consistency-Token': true, 'Cache-Control': 'no-store' } },
@@ -153,7 +153,7 @@ export const webhookOperations: ApiOperation[] = [
     tag: 'webhooks',
     summary: 'Rotate the signing secret',
     description: 'The previous secret keeps signing beside the new one for 24 hours.',
-    access: admin,
+    access: accessDescription('rotateWebhookSecret'),
     params: subscriptionPath,
     body: { schema: noBody, required: false },
     responses: withToken(
@@ -170,7 +170,7 @@ export const webhookOperations: ApiOperation[] = [
     operationId: 'testWebhook',
     tag: 'webhooks',
     summary: 'Send a webhook.test event',
-    access: admin,
+    access: accessDescription('testWebhook'),
     params: subscriptionPath,
     body: { schema: noBody, required: false },
     responses: withToken(
@@ -190,7 +190,7 @@ export const webhookOperations: ApiOperation[] = [
     operationId: 'listWebhookDeliveries',
     tag: 'webhooks',
     summary: 'The delivery attempts of a subscription, newest first',
-    access: admin,
+    access: accessDescription('listWebhookDeliveries'),
     params: subscriptionPath,
     query: deliveriesQuery,
     headers: consistencyTokenHeader,
@@ -215,7 +215,7 @@ export const webhookOperations: ApiOperation[] = [
     summary: 'Deliver again',
     description:
       'For a dead-lettered delivery, or any other: it is sent again now, with the same webhook-id.',
-    access: admin,
+    access: accessDescription('retryWebhookDelivery'),
     params: subscriptionPath.extend({ deliveryId: z.uuid() }),
     body: { schema: noBody, required: false },
     responses: withToken(

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
-import { authenticate, principalOf, requireRole } from '../identity/authenticate.ts';
+import { authenticate, authorize, principalOf } from '../identity/authenticate.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
 import type { EventStore, RecordedEvent } from '../infrastructure/event-store/event-store.ts';
 import { validationFailed } from '../infrastructure/http/api-error.ts';
 import { sendJson } from '../infrastructure/http/representation.ts';
@@ -30,17 +30,17 @@ export const auditQuery = z.object({
  */
 export const auditRoutes = ({
   eventStore,
-  verifier,
+  authenticator,
 }: {
   eventStore: EventStore;
-  verifier: AccessTokenVerifier;
+  authenticator: Authenticator;
 }) => {
   const router = Router();
 
   router.get(
     '/audit/events',
-    authenticate(verifier),
-    requireRole('auditor', 'admin'),
+    authenticate(authenticator),
+    authorize('listAuditEvents'),
     async (request, response) => {
       const { after, before, limit } = parseInput(auditQuery, request.query, 'query');
       if (after !== undefined && before !== undefined) {
@@ -68,7 +68,7 @@ export const auditRoutes = ({
       }
       const link = (bound: 'after' | 'before', event: RecordedEvent | undefined) =>
         event === undefined ? null : `/audit/events?${bound}=${event.position.toString()}&limit=${limit}`;
-      const viewer = principalOf(response);
+      const viewer = { userId: principalOf(response).userId, seesEveryActor: true };
       response.set('Cache-Control', 'private, no-cache');
       sendJson(request, response, {
         meta: { perPage: limit },

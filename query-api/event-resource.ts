@@ -1,5 +1,3 @@
-import type { Principal } from '../identity/access-tokens.ts';
-import { readsEveryOrder } from '../identity/roles.ts';
 import type { RecordedEvent, StreamEvent } from '../infrastructure/event-store/event-store.ts';
 
 /**
@@ -7,9 +5,12 @@ import type { RecordedEvent, StreamEvent } from '../infrastructure/event-store/e
  * in integer minor units), where it sits, when, and who acted. A customer reading the history of its own
  * order sees the roles of the staff who acted on it, never their user ids.
  */
-export const eventResource = (event: StreamEvent | RecordedEvent, viewer: Principal) => {
+export const eventResource = (
+  event: StreamEvent | RecordedEvent,
+  viewer: { userId: string; seesEveryActor: boolean },
+) => {
   const { actor, correlationId, occurredAt } = event.metadata;
-  const showsActor = actor === null || readsEveryOrder(viewer.roles) || actor.userId === viewer.userId;
+  const showsActor = actor === null || viewer.seesEveryActor || actor.userId === viewer.userId;
   return {
     id: event.id,
     type: event.type,

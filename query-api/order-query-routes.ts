@@ -2,9 +2,9 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { orderFromHistory } from '../domain/order/order-events.ts';
 import { orderStatuses, orderStreamName } from '../domain/order/order.ts';
-import type { AccessTokenVerifier, Principal } from '../identity/access-tokens.ts';
-import { authenticate, principalOf, requireRole } from '../identity/authenticate.ts';
-import { readsEveryOrder } from '../identity/roles.ts';
+import { authenticate, authorize, mayActOn, ownOnly, principalOf } from '../identity/authenticate.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
+import { scopeOf, type Operation } from '../identity/permissions.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import { forbidden, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
 import { sendJson, sendRepresentation } from '../infrastructure/http/representation.ts';
@@ -32,16 +32,13 @@ export type OrderQueryDeps = {
   readModel: OrderReadModel;
   eventStore: EventStore;
   progress: ProjectionProgress;
-  verifier: AccessTokenVerifier;
+  authenticator: Authenticator;
   /** How long a query with a Consistency-Token waits for the read models. */
   consistencyTimeoutMs: number;
 };
 
 const noSuchOrder = 'There is no order with this id.';
 const orderIdParam = (request: Request) => uuidParam(request, 'orderId', noSuchOrder);
-
-const visibleTo = (principal: Principal, order: { customerId: string }) =>
-  readsEveryOrder(principal.roles) || order.customerId === principal.userId;
 
 /**
  * The query side of orders: GET /orders, GET /orders/{id} (and ?revision=N), GET /orders/{id}/events.
@@ -51,34 +48,30 @@ export const orderQueryRoutes = ({
   readModel,
   eventStore,
   progress,
-  verifier,
+  authenticator,
   consistencyTimeoutMs,
 }: OrderQueryDeps): Router => {
   const router = Router();
-  const readers = [
-    authenticate(verifier),
-    requireRole('customer', 'staff', 'auditor', 'admin'),
-    readYourWrites(progress, consistencyTimeoutMs, () => eventStore.headPosition()),
-  ];
+  const auth = authenticate(authenticator);
+  const consistent = readYourWrites(progress, consistencyTimeoutMs, () => eventStore.headPosition());
+  const reader = (operation: Operation) => [auth, authorize(operation), consistent];
 
   /** The order's stream, when the caller may see that order; 404 otherwise, never 403. */
   const historyFor = async (request: Request, response: Response) => {
     const history = await eventStore.readStream(orderStreamName(orderIdParam(request)));
     const order = orderFromHistory(history);
-    if (order.status === 'none' || !visibleTo(principalOf(response), order)) {
-      throw notFound(noSuchOrder);
-    }
+    if (order.status === 'none' || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
     return history;
   };
 
-  router.get('/orders', ...readers, async (request, response) => {
-    const principal = principalOf(response);
+  router.get('/orders', ...reader('listOrders'), async (request, response) => {
+    const customerId = ownOnly(response);
     const query = parseInput(listingQuery, request.query, 'query');
     if (query.page !== undefined && query.cursor !== undefined) {
       throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
     }
     const filter = {
-      ...(readsEveryOrder(principal.roles) ? {} : { customerId: principal.userId }),
+      ...(customerId === undefined ? {} : { customerId }),
       ...(query.status === undefined ? {} : { status: query.status }),
       limit: query.perPage,
     };
@@ -127,12 +120,11 @@ export const orderQueryRoutes = ({
     });
   });
 
-  router.get('/orders/:orderId', ...readers, async (request, response) => {
-    const principal = principalOf(response);
+  router.get('/orders/:orderId', ...reader('getOrder'), async (request, response) => {
     const revision = request.query['revision'];
     if (revision !== undefined) {
-      if (!readsEveryOrder(principal.roles)) {
-        throw forbidden('Only staff and auditors read an order at a past revision.');
+      if (scopeOf(principalOf(response).roles, 'getOrderAtRevision') === null) {
+        throw forbidden('Only staff, auditors and admins read an order at a past revision.');
       }
       const upTo = parseInput(revisionQuery, revision, 'revision');
       const history = await historyFor(request, response);
@@ -144,17 +136,17 @@ export const orderQueryRoutes = ({
       return sendRepresentation(request, response, orderRepresentation(order));
     }
     const order = await readModel.getOrder(orderIdParam(request));
-    if (!order || !visibleTo(principal, order)) throw notFound(noSuchOrder);
+    if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
     sendRepresentation(request, response, orderRepresentation(order));
   });
 
-  router.get('/orders/:orderId/events', ...readers, async (request, response) => {
-    const principal = principalOf(response);
+  router.get('/orders/:orderId/events', ...reader('getOrderEvents'), async (request, response) => {
     const history = await historyFor(request, response);
+    const viewer = { userId: principalOf(response).userId, seesEveryActor: ownOnly(response) === undefined };
     sendJson(
       request,
       response,
-      history.map((event) => eventResource(event, principal)),
+      history.map((event) => eventResource(event, viewer)),
     );
   });
 

@@ -1,7 +1,8 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { AccessTokenVerifier } from '../identity/access-tokens.ts';
-import { authenticate, requireRole } from '../identity/authenticate.ts';
+import { authenticate, authorize } from '../identity/authenticate.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
+import type { Operation } from '../identity/permissions.ts';
 import { notFound, validationFailed } from '../infrastructure/http/api-error.ts';
 import { uuidParam } from '../infrastructure/http/path-params.ts';
 import { sendJson } from '../infrastructure/http/representation.ts';
@@ -22,7 +23,7 @@ export type WebhookQueryDeps = {
   progress: ProjectionProgress;
   /** The log's last position, to refuse a Consistency-Token beyond it. */
   headPosition: () => Promise<GlobalPosition | null>;
-  verifier: AccessTokenVerifier;
+  authenticator: Authenticator;
   consistencyTimeoutMs: number;
 };
 
@@ -42,15 +43,13 @@ export const webhookQueryRoutes = ({
   deliveryLog,
   progress,
   headPosition,
-  verifier,
+  authenticator,
   consistencyTimeoutMs,
 }: WebhookQueryDeps): Router => {
   const router = Router();
-  const admin = [
-    authenticate(verifier),
-    requireRole('admin'),
-    readYourWrites(progress, consistencyTimeoutMs, headPosition),
-  ];
+  const auth = authenticate(authenticator);
+  const consistent = readYourWrites(progress, consistencyTimeoutMs, headPosition);
+  const admin = (operation: Operation) => [auth, authorize(operation), consistent];
 
   const subscriptionFor = async (request: Request) => {
     const subscription = await subscriptions.get(subscriptionIdParam(request));
@@ -58,58 +57,62 @@ export const webhookQueryRoutes = ({
     return subscription;
   };
 
-  router.get('/webhooks', ...admin, async (request, response) => {
+  router.get('/webhooks', ...admin('listWebhooks'), async (request, response) => {
     response.set(adminOnly);
     sendJson(request, response, (await subscriptions.list()).map(subscriptionResource));
   });
 
-  router.get('/webhooks/:subscriptionId', ...admin, async (request, response) => {
+  router.get('/webhooks/:subscriptionId', ...admin('getWebhook'), async (request, response) => {
     response.set(adminOnly);
     sendJson(request, response, subscriptionResource(await subscriptionFor(request)));
   });
 
-  router.get('/webhooks/:subscriptionId/deliveries', ...admin, async (request, response) => {
-    const { id } = await subscriptionFor(request);
-    const query = parseInput(deliveriesQuery, request.query, 'query');
-    response.set(adminOnly);
-    if (query.page !== undefined && query.cursor !== undefined) {
-      throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
-    }
-    if (query.cursor === undefined) {
-      const page = query.page ?? 1;
-      const { attempts, total } = await deliveryLog.list(id, {
-        kind: 'page',
-        offset: (page - 1) * query.perPage,
+  router.get(
+    '/webhooks/:subscriptionId/deliveries',
+    ...admin('listWebhookDeliveries'),
+    async (request, response) => {
+      const { id } = await subscriptionFor(request);
+      const query = parseInput(deliveriesQuery, request.query, 'query');
+      response.set(adminOnly);
+      if (query.page !== undefined && query.cursor !== undefined) {
+        throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
+      }
+      if (query.cursor === undefined) {
+        const page = query.page ?? 1;
+        const { attempts, total } = await deliveryLog.list(id, {
+          kind: 'page',
+          offset: (page - 1) * query.perPage,
+          limit: query.perPage,
+        });
+        return sendJson(request, response, {
+          meta: { total: total ?? 0, page, perPage: query.perPage },
+          data: attempts,
+        });
+      }
+      const decoded = query.cursor === '' ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== '' && !decoded) {
+        throw validationFailed([{ field: 'cursor', message: 'is not a cursor from a links member' }]);
+      }
+      const at = decoded && { attemptedAt: decoded.at.createdAt, id: decoded.at.id };
+      const { attempts, hasMore } = await deliveryLog.list(id, {
+        kind: 'cursor',
         limit: query.perPage,
+        ...(decoded && at ? (decoded.direction === 'after' ? { after: at } : { before: at }) : {}),
       });
-      return sendJson(request, response, {
-        meta: { total: total ?? 0, page, perPage: query.perPage },
+      const link = (direction: 'after' | 'before', attempt: DeliveryAttempt | undefined) =>
+        attempt
+          ? `/webhooks/${id}/deliveries?${new URLSearchParams({
+              cursor: encodeCursor(direction, { createdAt: attempt.attemptedAt, id: attempt.id }),
+              perPage: String(query.perPage),
+            }).toString()}`
+          : null;
+      sendJson(request, response, {
+        meta: { perPage: query.perPage },
+        links: cursorLinks({ direction: decoded?.direction, hasMore, items: attempts, link }),
         data: attempts,
       });
-    }
-    const decoded = query.cursor === '' ? undefined : decodeCursor(query.cursor);
-    if (query.cursor !== '' && !decoded) {
-      throw validationFailed([{ field: 'cursor', message: 'is not a cursor from a links member' }]);
-    }
-    const at = decoded && { attemptedAt: decoded.at.createdAt, id: decoded.at.id };
-    const { attempts, hasMore } = await deliveryLog.list(id, {
-      kind: 'cursor',
-      limit: query.perPage,
-      ...(decoded && at ? (decoded.direction === 'after' ? { after: at } : { before: at }) : {}),
-    });
-    const link = (direction: 'after' | 'before', attempt: DeliveryAttempt | undefined) =>
-      attempt
-        ? `/webhooks/${id}/deliveries?${new URLSearchParams({
-            cursor: encodeCursor(direction, { createdAt: attempt.attemptedAt, id: attempt.id }),
-            perPage: String(query.perPage),
-          }).toString()}`
-        : null;
-    sendJson(request, response, {
-      meta: { perPage: query.perPage },
-      links: cursorLinks({ direction: decoded?.direction, hasMore, items: attempts, link }),
-      data: attempts,
-    });
-  });
+    },
+  );
 
   return router;
 };

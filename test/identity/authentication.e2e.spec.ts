@@ -5,7 +5,8 @@ import { Router } from 'express';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccessTokenVerifier } from '../../identity/access-tokens.ts';
-import { authenticate, requireRole } from '../../identity/authenticate.ts';
+import { authenticate, authorize } from '../../identity/authenticate.ts';
+import { createAuthenticator } from '../../identity/authenticator.ts';
 import { signingKeyFromPem } from '../../identity/signing-keys.ts';
 import type { Listening } from '../../infrastructure/http/listen.ts';
 import { postJson, problemOf } from '../support/http.ts';
@@ -118,6 +119,42 @@ describe('authentication (every protected route)', () => {
     await expectInvalidToken(await me(`Bearer ${forged}`));
   });
 
+  describe('tokens signed with our own key whose claims this service never issues', () => {
+    const signed = (claims: Record<string, unknown>, options: jwt.SignOptions = {}) => {
+      const key = ourSigningKey();
+      return `Bearer ${jwt.sign(
+        { sub: customer.id, roles: ['customer'], jti: 'x', ...claims },
+        key.privateKey,
+        {
+          algorithm: 'RS256',
+          keyid: key.kid,
+          issuer: 'https://orders.example',
+          audience: 'order-service',
+          ...options,
+        },
+      )}`;
+    };
+
+    it('refuses a token whose sub names no user', async () => {
+      const response = await me(signed({ sub: 'no-such-user', iat: now(), exp: now() + 600 }));
+      await expectInvalidToken(response);
+    });
+
+    it('refuses a token that lives longer than 3600 s', async () => {
+      await expectInvalidToken(await me(signed({ iat: now(), exp: now() + 3601 })));
+      expect((await me(signed({ iat: now(), exp: now() + 3600 }))).status).toBe(200);
+    });
+
+    it('refuses a token issued more than 60 s in the future, and takes one 30 s ahead (clock skew)', async () => {
+      await expectInvalidToken(await me(signed({ iat: now() + 61, exp: now() + 600 })));
+      expect((await me(signed({ iat: now() + 30, exp: now() + 600 }))).status).toBe(200);
+    });
+
+    it('refuses a token without iat', async () => {
+      await expectInvalidToken(await me(signed({ exp: now() + 600 }, { noTimestamp: true })));
+    });
+  });
+
   it('refuses an expired token', async () => {
     const user = await service.signIn(['customer']);
     await service.clock.advance(3601 * 1000);
@@ -161,7 +198,7 @@ describe('authorisation by role', () => {
       const jwks = (await (await fetch(`${service.url}/.well-known/jwks.json`)).json()) as {
         keys: (webcrypto.JsonWebKey & { kid: string })[];
       };
-      // Verifies with nothing but the published public keys, as a separate service does.
+      // Verifies with nothing but the published public keys and the user store, as a separate service does.
       const verifier = createAccessTokenVerifier({
         issuer: 'https://orders.example',
         audience: 'order-service',
@@ -172,9 +209,15 @@ describe('authorisation by role', () => {
         },
       });
       const router = Router();
-      router.post('/staff-operation', authenticate(verifier), requireRole('staff'), (_request, response) => {
-        response.json({ done: true });
-      });
+      const authenticator = createAuthenticator({ verifier, users: service.users });
+      router.post(
+        '/staff-operation',
+        authenticate(authenticator),
+        authorize('confirmOrder'),
+        (_request, response) => {
+          response.json({ done: true });
+        },
+      );
       staffOnly = await startTestApp([router]);
     });
     afterAll(() => staffOnly.close());

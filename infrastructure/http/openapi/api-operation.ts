@@ -62,7 +62,10 @@ export type ApiOperation = {
   tag: ApiTag;
   summary: string;
   description?: string;
-  /** Who may call it (a bearer token is then required); absent for public operations. */
+  /**
+   * Who may call it, as the permission table says (a bearer token is then required); absent for public
+   * operations. "(own only)" after a role: only on the caller's own resources.
+   */
   access?: string;
   params?: z.ZodObject;
   query?: z.ZodObject;
@@ -102,7 +105,13 @@ const problemsOf = (operation: ApiOperation): Partial<Record<ProblemKind, Proble
           'unsupported-media-type': `The body is not ${(operation.body.media ?? ['json']).map((m) => mediaTypes[m]).join(' or ')}.`,
         }
       : {}),
-    ...(operation.access ? { unauthorized: 'The bearer token is missing, invalid or expired.' } : {}),
+    ...(operation.access
+      ? {
+          unauthorized:
+            'The bearer token is missing, invalid or expired, or its user no longer exists or is disabled.',
+          forbidden: 'None of the roles the caller holds (and its token names) may do this.',
+        }
+      : {}),
     ...operation.problems,
     internal: 'The server failed; nothing is disclosed about why.',
     ...(neverShedPaths.includes(operation.path)
