@@ -15,6 +15,7 @@ const httpSuites = [
   'test/identity/*.e2e.spec.ts',
   'test/catalog/*.e2e.spec.ts',
   'test/openapi/*.e2e.spec.ts',
+  'test/robustness/*.e2e.spec.ts',
 ];
 
 export default defineConfig({

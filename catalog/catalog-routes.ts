@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { ApiError, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
 import { sendJson, sendRepresentation, type Representation } from '../infrastructure/http/representation.ts';
@@ -33,7 +34,7 @@ export const catalogRoutes = ({
   store: CatalogStore;
   representations: CatalogRepresentations;
 }): Router => {
-  const router = Router();
+  const router = createRouter();
 
   router.get('/products', async (request, response) => {
     sendRepresentation(request, response, await representations.productList());

@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { CatalogStore } from '../catalog/catalog.ts';
@@ -66,7 +67,7 @@ const sendResult = (response: Response, result: CommandResult, status: 200 | 201
  */
 export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
   const { handler, clock, newId } = deps;
-  const router = Router();
+  const router = createRouter();
   const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger });
   const auth = authenticate(deps.authenticator);
 

@@ -127,11 +127,15 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
     loadShedding: loadShedding.middleware,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
     metrics,
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, config.http);
+  const http = await listen(app, config.port, config.host, {
+    ...config.http,
+    errorTypeBase: config.errorTypeBase,
+  });
   logger.info({ url: http.url }, 'command API listening');
   return {
     url: http.url,

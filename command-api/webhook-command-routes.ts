@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
 import type {
   Subscription,
   SubscriptionCommand,
@@ -54,7 +55,7 @@ const live = (result: SubscriptionCommandResult): Subscription => {
  */
 export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
   const { handler, cipher, clock, newId } = deps;
-  const router = Router();
+  const router = createRouter();
   const auth = authenticate(deps.authenticator);
   const admin = (operation: Operation) => [auth, authorize(operation)];
 

@@ -25,7 +25,7 @@ import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registr
 import { createReadiness } from '../infrastructure/operations/readiness.ts';
 import { dataDirCheck, eventLogCheck, sqliteCheck } from '../infrastructure/operations/store-checks.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
-import { checkDataDirWritable, dataDirError } from '../infrastructure/storage/data-dir.ts';
+import { checkDataDirWritable, dataDirError, ownerOnlyDataDir } from '../infrastructure/storage/data-dir.ts';
 import { projectionLagCheck } from '../projections/projection-lag.ts';
 import { registerProjectionMetrics } from '../projections/projection-metrics.ts';
 import { startProjectionRunner } from '../projections/projection-runner.ts';
@@ -59,6 +59,8 @@ export type RunningService = { url: string; stop: () => Promise<void> };
  */
 export const startEmbedded = async (deps: EmbeddedDeps): Promise<RunningService> => {
   checkDataDirWritable(deps.config.dataDir);
+  const tightened = ownerOnlyDataDir(deps.config.dataDir);
+  if (tightened) deps.logger.warn(tightened);
   try {
     return await startServices(deps);
   } catch (error) {
@@ -180,11 +182,15 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
     loadShedding: loadShedding.middleware,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
     metrics,
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, config.http);
+  const http = await listen(app, config.port, config.host, {
+    ...config.http,
+    errorTypeBase: config.errorTypeBase,
+  });
   logger.info({ url: http.url, dataDir: config.dataDir }, 'embedded service listening');
 
   return {

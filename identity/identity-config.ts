@@ -30,7 +30,10 @@ export const identityEnvironment = {
     .int()
     .positive()
     .default(10)
-    .describe('Password attempts per username per window.'),
+    .describe(
+      'Password attempts per username from one client address per window; ten times as many from all ' +
+        'addresses together.',
+    ),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce
     .number()
     .int()

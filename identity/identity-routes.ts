@@ -1,4 +1,5 @@
-import { Router, type Response } from 'express';
+import type { Response, Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
 import { jsonRepresentation, sendRepresentation } from '../infrastructure/http/representation.ts';
@@ -32,12 +33,13 @@ export const identityRoutes = ({
   limiter: LoginRateLimiter;
   signingKey: SigningKey;
 }): Router => {
-  const router = Router();
+  const router = createRouter();
 
   router.post('/auth/token', acceptBody('json', 'form'), async (request, response) => {
-    await limiter.address(request.ip ?? 'unknown');
+    const client = request.ip ?? 'unknown';
+    await limiter.address(client);
     const { username, password } = parseInput(passwordGrant, request.body);
-    await limiter.username(username);
+    await limiter.username(username, client);
     sendTokens(response, await tokens.passwordGrant(username, password));
   });
 

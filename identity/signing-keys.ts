@@ -41,7 +41,7 @@ export const signingKeyFromPem = (pem: string): SigningKey => {
 /** The embedded default's key: generated on first start, then read from the same file (mode 0600). */
 export const loadOrCreateSigningKey = (path: string): SigningKey => {
   if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     writeFileSync(path, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flag: 'wx' });
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Router } from 'express';
+import type { Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import type { Clock } from '../infrastructure/clock.ts';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
@@ -45,7 +46,7 @@ export const userRoutes = ({
   authenticator: Authenticator;
   clock: Clock;
 }): Router => {
-  const router = Router();
+  const router = createRouter();
   router.use('/users/me', authenticate(authenticator));
 
   const currentUser = async (userId: string) => {

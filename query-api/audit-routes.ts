@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
+
 import { z } from 'zod';
 import { authenticate, authorize, principalOf } from '../identity/authenticate.ts';
 import type { Authenticator } from '../identity/authenticator.ts';
@@ -35,7 +36,7 @@ export const auditRoutes = ({
   eventStore: EventStore;
   authenticator: Authenticator;
 }) => {
-  const router = Router();
+  const router = createRouter();
 
   router.get(
     '/audit/events',
@@ -45,6 +46,17 @@ export const auditRoutes = ({
       const { after, before, limit } = parseInput(auditQuery, request.query, 'query');
       if (after !== undefined && before !== undefined) {
         throw validationFailed([{ field: 'before', message: 'use either after or before, not both' }]);
+      }
+      const beyond = Object.entries({ after, before }).filter(
+        ([, position]) => position !== undefined && position > eventStore.maxPosition,
+      );
+      if (beyond.length > 0) {
+        throw validationFailed(
+          beyond.map(([field]) => ({
+            field,
+            message: `must be a log position, at most ${eventStore.maxPosition.toString()}`,
+          })),
+        );
       }
       let events: RecordedEvent[];
       let moreOlder: boolean;

@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { orderFromHistory } from '../domain/order/order-events.ts';
 import { orderStatuses, orderStreamName } from '../domain/order/order.ts';
@@ -51,7 +52,7 @@ export const orderQueryRoutes = ({
   authenticator,
   consistencyTimeoutMs,
 }: OrderQueryDeps): Router => {
-  const router = Router();
+  const router = createRouter();
   const auth = authenticate(authenticator);
   const consistent = readYourWrites(progress, consistencyTimeoutMs, () => eventStore.headPosition());
   const reader = (operation: Operation) => [auth, authorize(operation), consistent];

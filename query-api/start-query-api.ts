@@ -121,11 +121,15 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     ],
     errorMappers: identity.errorMappers,
     loadShedding: loadShedding.middleware,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
     metrics,
     readiness,
   });
 
-  const http = await listen(app, config.port, config.host, config.http);
+  const http = await listen(app, config.port, config.host, {
+    ...config.http,
+    errorTypeBase: config.errorTypeBase,
+  });
   logger.info({ url: http.url }, 'query API listening');
   return {
     url: http.url,

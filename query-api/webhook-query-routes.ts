@@ -1,4 +1,5 @@
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
+import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { authenticate, authorize } from '../identity/authenticate.ts';
 import type { Authenticator } from '../identity/authenticator.ts';
@@ -46,7 +47,7 @@ export const webhookQueryRoutes = ({
   authenticator,
   consistencyTimeoutMs,
 }: WebhookQueryDeps): Router => {
-  const router = Router();
+  const router = createRouter();
   const auth = authenticate(authenticator);
   const consistent = readYourWrites(progress, consistencyTimeoutMs, headPosition);
   const admin = (operation: Operation) => [auth, authorize(operation), consistent];

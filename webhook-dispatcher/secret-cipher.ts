@@ -48,7 +48,7 @@ export const secretKeyFromBase64 = (value: string): Buffer => Buffer.from(value,
 /** The embedded default's key: generated on first start, then read from the same file (mode 0600). */
 export const loadOrCreateSecretKey = (path: string): Buffer => {
   if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
   }
   chmodSync(path, 0o600);

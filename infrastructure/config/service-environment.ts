@@ -46,6 +46,27 @@ export const loadSheddingEnvironment = {
       'Requests under way at once beyond which a new one is answered 503 overloaded (Retry-After: 1) before ' +
         'any work; /health, /ready and /metrics are never refused. 0: no bound.',
     ),
+  HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(64)
+    .describe(
+      'Requests one client address may have under way at once; beyond, a new one is answered 429 ' +
+        '(Retry-After: 1) before any work, so that one client (stalled uploads, say) cannot use up the ' +
+        'whole in-flight bound. The address is the peer, or X-Forwarded-For as TRUST_PROXY allows. 0: no bound.',
+    ),
+  HTTP_BODY_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(10_000)
+    .describe(
+      'A request body must arrive whole within this many ms of its headers; beyond, the request is ' +
+        'answered 408 and its connection closed.',
+    ),
   HTTP_MAX_EVENT_LOOP_DELAY_MS: z.coerce
     .number()
     .int()
@@ -81,11 +102,15 @@ export const loadSheddingEnvironment = {
 
 export const loadSheddingConfig = (env: {
   HTTP_MAX_REQUESTS_IN_FLIGHT: number;
+  HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: number;
+  HTTP_BODY_TIMEOUT_MS: number;
   HTTP_MAX_EVENT_LOOP_DELAY_MS: number;
   HTTP_MAX_CONNECTIONS: number;
   HTTP_ACCEPT_SOCKETS: number;
 }) => ({
   maxRequestsInFlight: env.HTTP_MAX_REQUESTS_IN_FLIGHT,
+  maxRequestsInFlightPerClient: env.HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT,
+  bodyTimeoutMs: env.HTTP_BODY_TIMEOUT_MS,
   maxEventLoopDelayMs: env.HTTP_MAX_EVENT_LOOP_DELAY_MS,
   maxConnections: env.HTTP_MAX_CONNECTIONS,
   acceptSockets: env.HTTP_ACCEPT_SOCKETS,

@@ -70,6 +70,9 @@ export type EventStore = {
   /** The position of the last event in the log, or null while the log is empty. */
   headPosition(): Promise<GlobalPosition | null>;
 
+  /** The largest position this log can hold: a position beyond it names nothing (400 where a client sent it). */
+  readonly maxPosition: GlobalPosition;
+
   close(): Promise<void>;
 };
 

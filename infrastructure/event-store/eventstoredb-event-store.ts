@@ -77,6 +77,8 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
   };
 
   return {
+    // A (commit, prepare) pair of unsigned 64-bit numbers, packed.
+    maxPosition: (1n << 128n) - 1n,
     async appendToStream(streamId, events, { expectedRevision }) {
       if (events.length === 0) throw new Error('append needs at least one event');
       try {

@@ -267,6 +267,8 @@ export const createSqliteEventStore = ({
     recent.after(after, maxCount) ?? eventsOf(selectAfter, after, maxCount);
 
   return {
+    // SQLite's INTEGER: a signed 64-bit number.
+    maxPosition: (1n << 63n) - 1n,
     appendToStream(streamId, events, { expectedRevision }) {
       if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
       if (closing.signal.aborted) return Promise.reject(new Error('the event store is closed'));

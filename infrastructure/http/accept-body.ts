@@ -1,10 +1,8 @@
 import type { RequestHandler } from 'express';
+import { hasBody } from './request-body.ts';
 import { ApiError } from './api-error.ts';
 
 const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
-
-const hasBody = (headers: Record<string, unknown>) =>
-  headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0';
 
 /**
  * 415 for a body in a media type the operation does not take. A request with no body at all passes, and

@@ -3,6 +3,10 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { recordRequestDuration } from '../metrics/http-metrics.ts';
 import { afterResponse } from './after-response.ts';
+import { bodyDeadline } from './body-deadline.ts';
+import { closeConnectionsWithUnreadBodies } from './close-unread-bodies.ts';
+import { validationFailed } from './api-error.ts';
+import { maxJsonDepth, nestsDeeperThan } from './json-depth.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { enforceCacheControlRules } from './cache-control.ts';
 import { metricsRoutes } from './metrics-routes.ts';
@@ -17,6 +21,7 @@ import { readinessRoutes } from './readiness-routes.ts';
 import { requestId } from './request-id.ts';
 import { logRequest } from './request-log.ts';
 import { securityHeaders } from './security-headers.ts';
+import { rejectUndecodableUrl } from './undecodable-url.ts';
 
 export type HttpAppOptions = {
   problems: ProblemSettings;
@@ -35,15 +40,30 @@ export type HttpAppOptions = {
    * before any body is read or token checked.
    */
   loadShedding?: RequestHandler;
+  /** How long a request body may take to arrive whole (HTTP_BODY_TIMEOUT_MS); 10 s unless told. */
+  bodyTimeoutMs?: number;
 };
 
-/** JSON and form bodies up to 100 kB, in one layer that reads requests (GET, HEAD) pass straight through. */
+const tooDeep = () =>
+  validationFailed(
+    [{ field: 'body', message: `nests deeper than ${maxJsonDepth} levels` }],
+    'The request body is nested too deeply.',
+  );
+
+/**
+ * JSON and form bodies up to 100 kB, in one layer that reads requests (GET, HEAD) pass straight through.
+ * JSON nested deeper than any body of the API is refused here, before anything recursive meets it.
+ */
 const bodyParsers = (): RequestHandler => {
   const json = express.json({ limit: '100kb', type: ['application/json', 'application/*+json'] });
   const form = express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 100 });
   return (request, response, next) => {
     if (request.method === 'GET' || request.method === 'HEAD') return next();
-    json(request, response, (error?: unknown) => (error ? next(error) : form(request, response, next)));
+    json(request, response, (error?: unknown) => {
+      if (error) return next(error);
+      if (nestsDeeperThan(request.body)) return next(tooDeep());
+      form(request, response, next);
+    });
   };
 };
 
@@ -61,18 +81,25 @@ export const createHttpApp = ({
   errorMappers = [],
   trustProxy = false,
   loadShedding,
+  bodyTimeoutMs = 10_000,
 }: HttpAppOptions) => {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // One resource, one URL: /Orders/1 and /products/1001/ are other paths, which answer 404.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.set('trust proxy', trustProxy);
   enforceCacheControlRules(app);
+  closeConnectionsWithUnreadBodies(app);
   app.use(securityHeaders());
   // First after the headers every response carries: a refusal costs as little as possible (no request id,
   // log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
   if (loadShedding) app.use(loadShedding);
   app.use(requestId);
   app.use(afterResponse([logRequest(logger), recordRequestDuration(metrics)]));
+  app.use(bodyDeadline({ timeoutMs: bodyTimeoutMs, errorTypeBase: problems.errorTypeBase }));
+  app.use(rejectUndecodableUrl);
   app.use(bodyParsers());
   for (const router of routers) app.use(router);
   app.use(readinessRoutes(readiness), metricsRoutes(metrics));

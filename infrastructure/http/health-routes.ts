@@ -1,8 +1,9 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { createRouter } from './router.ts';
 
 /** GET /health: the process is alive and serving HTTP (liveness). */
 export const healthRoutes = (): Router => {
-  const router = Router();
+  const router = createRouter();
   router.get('/health', (_request, response) => {
     response.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { answerClientError } from './client-errors.ts';
 
 export type Listening = { url: string; close: () => Promise<void> };
 
@@ -20,6 +21,8 @@ type ListenOptions = {
   maxConnections?: number;
   /** Listening sockets sharing the port (SO_REUSEPORT when more than one); one unless told. */
   acceptSockets?: number;
+  /** `{error_type_base}` of the problem details sent for requests Node's parser cannot read. */
+  errorTypeBase?: string;
 };
 
 /**
@@ -32,9 +35,12 @@ export const listen = async (
   app: Express,
   port: number,
   host: string,
-  { shutdownGraceMs = 10_000, maxConnections, acceptSockets = 1 }: ListenOptions = {},
+  { shutdownGraceMs = 10_000, maxConnections, acceptSockets = 1, errorTypeBase }: ListenOptions = {},
 ): Promise<Listening> => {
   const servers = await listenShared(app, port, host, acceptSockets);
+  if (errorTypeBase !== undefined) {
+    for (const server of servers) server.on('clientError', answerClientError(errorTypeBase));
+  }
   const inFlight = new Set<ServerResponse>();
   let closing = false;
   let open = 0;

@@ -6,6 +6,8 @@ import { problem, sendProblem } from './problem-details.ts';
 export type LoadSheddingConfig = {
   /** Requests under way at once; beyond, every new request is refused. 0: no bound. */
   maxRequestsInFlight: number;
+  /** Requests under way at once from one client address; beyond, its new requests get 429. 0: no bound. */
+  maxRequestsInFlightPerClient: number;
   /**
    * The event loop's mean delay over the last half second, in ms: beyond it a share of new requests is
    * refused, growing from none at the bound to all at twice the bound. 0: no bound.
@@ -29,11 +31,12 @@ export type LoadShedding = {
   stop: () => void;
 };
 
-type Reason = 'in-flight' | 'event-loop-delay';
+type Reason = 'in-flight' | 'event-loop-delay' | 'per-client';
 
 const details: Record<Reason, string> = {
   'in-flight': 'The service has too many requests under way.',
   'event-loop-delay': 'The service is running behind on the requests it has.',
+  'per-client': 'You have too many requests under way at once.',
 };
 
 /**
@@ -71,17 +74,21 @@ export const startLoadShedding = ({
   /** Draws which requests of a share to refuse. */
   random?: () => number;
 }): LoadShedding => {
-  const { maxRequestsInFlight, maxEventLoopDelayMs } = config;
+  const { maxRequestsInFlight, maxRequestsInFlightPerClient, maxEventLoopDelayMs } = config;
   const histogram = maxEventLoopDelayMs > 0 ? monitorEventLoopDelay({ resolution: resolutionMs }) : null;
   histogram?.enable();
   let inFlight = 0;
+  /** Requests under way per client address; an address leaves the map with its last request. */
+  const inFlightByClient = new Map<string, number>();
   let windowStart: number | undefined;
   /** The share of requests to refuse until the next reading, 0 to 1. */
   let share = 0;
 
   const shed = new Counter({
     name: 'http_requests_shed_total',
-    help: 'Requests refused with 503 overloaded, by the bound they met: in-flight or event-loop-delay.',
+    help:
+      'Requests refused before any work, by the bound they met: in-flight or event-loop-delay (503 ' +
+      'overloaded), or per-client (429).',
     labelNames: ['reason'] as const,
     registers: [metrics],
   });
@@ -120,12 +127,30 @@ export const startLoadShedding = ({
       response,
       problem(
         errorTypeBase,
-        'overloaded',
+        reason === 'per-client' ? 'rate-limited' : 'overloaded',
         `${details[reason]} Retry after the seconds in Retry-After.`,
         request.path,
       ),
       { 'Retry-After': String(overloadRetryAfterSeconds) },
     );
+  };
+
+  /** Counts the request against its client's bound until it is answered; false when the bound is met. */
+  const admitClient = (
+    request: Parameters<RequestHandler>[0],
+    response: Parameters<RequestHandler>[1],
+  ): boolean => {
+    if (maxRequestsInFlightPerClient <= 0) return true;
+    const client = request.ip ?? request.socket.remoteAddress ?? 'unknown';
+    const held = inFlightByClient.get(client) ?? 0;
+    if (held >= maxRequestsInFlightPerClient) return false;
+    inFlightByClient.set(client, held + 1);
+    response.once('close', () => {
+      const left = (inFlightByClient.get(client) ?? 1) - 1;
+      if (left <= 0) inFlightByClient.delete(client);
+      else inFlightByClient.set(client, left);
+    });
+    return true;
   };
 
   const middleware: RequestHandler = (request, response, next) => {
@@ -135,6 +160,7 @@ export const startLoadShedding = ({
     const toShed = shareToShed();
     if (toShed > 0 && (toShed >= 1 || random() < toShed))
       return refuse('event-loop-delay', request, response);
+    if (!admitClient(request, response)) return refuse('per-client', request, response);
     inFlight++;
     response.once('close', () => inFlight--);
     next();

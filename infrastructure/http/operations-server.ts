@@ -5,6 +5,8 @@ import { createHttpApp } from './create-app.ts';
 import { healthRoutes } from './health-routes.ts';
 import { listen } from './listen.ts';
 
+const operationsProblems = (port: number) => `http://localhost:${port}/problems`;
+
 /**
  * The HTTP port of a process that serves no API (projections, webhook dispatcher): only what an
  * orchestrator or a monitoring system asks: GET /health, GET /ready, GET /metrics. Its problem types are
@@ -25,7 +27,7 @@ export const startOperationsServer = ({
 }) =>
   listen(
     createHttpApp({
-      problems: { errorTypeBase: `http://localhost:${port}/problems`, realm: 'order-service' },
+      problems: { errorTypeBase: operationsProblems(port), realm: 'order-service' },
       logger,
       routers: [healthRoutes()],
       metrics,
@@ -33,4 +35,5 @@ export const startOperationsServer = ({
     }),
     port,
     host,
+    { errorTypeBase: operationsProblems(port) },
   );

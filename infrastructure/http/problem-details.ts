@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { InvariantViolationError } from '../../domain/errors.ts';
 import { storageFailureOf } from '../storage/storage-failure.ts';
-import { ApiError, UnauthorizedError } from './api-error.ts';
+import { ApiError, UnauthorizedError, type FieldError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
 
 /** RFC 9457 problem details, as spec section 2.3 lists them; extension members ride along. */
@@ -23,6 +23,18 @@ export type ProblemSettings = {
   realm: string;
 };
 
+/** The most `errors` entries a problem lists: the last one then says how many more were left out. */
+export const maxFieldErrors = 100;
+
+const capped = (errors: FieldError[]): FieldError[] => {
+  if (errors.length <= maxFieldErrors) return errors;
+  const left = errors.length - (maxFieldErrors - 1);
+  return [
+    ...errors.slice(0, maxFieldErrors - 1),
+    { field: '(more)', message: `${left} more errors were left out` },
+  ];
+};
+
 export const problem = (
   errorTypeBase: string,
   kind: ProblemKind,
@@ -36,6 +48,7 @@ export const problem = (
   detail,
   instance,
   ...extensions,
+  ...(Array.isArray(extensions['errors']) ? { errors: capped(extensions['errors'] as FieldError[]) } : {}),
 });
 
 export const sendProblem = (
@@ -62,12 +75,28 @@ const bodyParserProblem = (error: { type?: string; status?: number }): ApiError 
     case 'request.size.invalid':
     case 'stream.encoding.set':
     case 'parameters.too.many':
-      return new ApiError('validation-failed', 'The request body could not be read.', {
-        extensions: { errors: [{ field: 'body', message: 'unreadable body' }] },
-      });
+      return unreadableBody('unreadable body');
     default:
-      return undefined;
+      return clientHttpError(error);
   }
+};
+
+const unreadableBody = (message: string) =>
+  new ApiError('validation-failed', 'The request body could not be read.', {
+    extensions: { errors: [{ field: 'body', message }] },
+  });
+
+/**
+ * Any other error that body-parser, the router or Node marked as the client's (an http-errors error with a
+ * 4xx status, such as a gzip, deflate or br body that does not decode): answered by its status, never 500.
+ */
+const clientHttpError = (error: { status?: number; expose?: boolean }): ApiError | undefined => {
+  const { status } = error;
+  if (error.expose !== true || status === undefined || status < 400 || status > 499) return undefined;
+  if (status === 413) return new ApiError('payload-too-large', 'The request body exceeds 100 kB.');
+  if (status === 415)
+    return new ApiError('unsupported-media-type', 'The body encoding or charset is not supported.');
+  return unreadableBody('could not be read or decoded as its Content-Encoding says');
 };
 
 /** Turns an error of some module (a port, the domain) into its HTTP answer, or says it does not know it. */

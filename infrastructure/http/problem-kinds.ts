@@ -38,6 +38,13 @@ export const problemKinds = {
     title: 'Method Not Allowed',
     description: 'This resource does not support this method; the Allow header lists those it does.',
   },
+  'request-timeout': {
+    status: 408,
+    title: 'Request Timeout',
+    description:
+      'The request did not arrive in time: its body must be sent whole within HTTP_BODY_TIMEOUT_MS (10 s by ' +
+      'default). Nothing of it was done; the connection is closed.',
+  },
   'payload-too-large': {
     status: 413,
     title: 'Content Too Large',
@@ -47,6 +54,11 @@ export const problemKinds = {
     status: 415,
     title: 'Unsupported Media Type',
     description: 'Send the body as application/json (or form-encoded where the operation says so).',
+  },
+  'header-fields-too-large': {
+    status: 431,
+    title: 'Request Header Fields Too Large',
+    description: 'The request line and headers exceed what the server reads (16 kB). Nothing of it was done.',
   },
   'idempotency-key-mismatch': {
     status: 422,

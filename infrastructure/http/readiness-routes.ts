@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import type { Router } from 'express';
+import { createRouter } from './router.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { ApiError } from './api-error.ts';
 
@@ -11,7 +12,7 @@ const retryAfterSeconds = 5;
  * GET /health stays liveness only.
  */
 export const readinessRoutes = (readiness: Readiness): Router => {
-  const router = Router();
+  const router = createRouter();
   router.get('/ready', async (_request, response) => {
     const { ready, checks } = await readiness.check();
     if (!ready) {

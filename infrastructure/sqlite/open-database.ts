@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
@@ -31,7 +31,7 @@ export const openDatabase = ({
   busyTimeoutMs = 5000,
   walCheckpointPages = 1000,
 }: SqliteOptions) => {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') ownerOnlyFile(path);
   const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
@@ -39,6 +39,19 @@ export const openDatabase = ({
   db.exec(`PRAGMA wal_autocheckpoint = ${Math.trunc(walCheckpointPages)}`);
   db.exec('PRAGMA cache_size = -65536');
   return db;
+};
+
+/**
+ * The stores hold password hashes, refresh-token hashes and addresses: their files are the owner's only
+ * (0600), whatever the umask. SQLite gives its -wal, -shm and -journal files the mode of the database file,
+ * so the database file is created 0600 before SQLite opens it; an existing one that is looser is tightened.
+ */
+const ownerOnlyFile = (path: string) => {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
 };
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  chmodSync,
   closeSync,
   existsSync,
   fsyncSync,
@@ -7,6 +8,7 @@ import {
   openSync,
   rmSync,
   statfsSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -39,7 +41,7 @@ export const dataDirError = (dir: string, error: unknown): StartupError | undefi
 /** mkdir -p, failing with the real cause: Node's recursive mkdir says ENOENT when a parent cannot be made. */
 const makeDirectory = (dir: string) => {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     let missing = resolve(dir);
@@ -47,6 +49,17 @@ const makeDirectory = (dir: string) => {
     mkdirSync(missing);
     throw error;
   }
+};
+
+/**
+ * DATA_DIR holds password hashes, refresh-token hashes, addresses and keys: the owner's only (0700). A
+ * folder that others may enter is tightened; the warning says what it was, for the operator.
+ */
+export const ownerOnlyDataDir = (dir: string): string | null => {
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o077) === 0) return null;
+  chmodSync(dir, 0o700);
+  return `DATA_DIR ${dir} was mode ${mode.toString(8).padStart(4, '0')}, readable by others: set to 0700`;
 };
 
 /**

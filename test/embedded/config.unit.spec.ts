@@ -18,6 +18,8 @@ describe('embedded configuration', () => {
       projectionBatchIntervalMs: 10,
       http: {
         maxRequestsInFlight: 1000,
+        maxRequestsInFlightPerClient: 64,
+        bodyTimeoutMs: 10_000,
         maxEventLoopDelayMs: 200,
         maxConnections: 10_000,
         acceptSockets: process.platform === 'linux' ? 64 : 1,
@@ -47,12 +49,16 @@ describe('embedded configuration', () => {
   it('reads the load-shedding limits (0 turns a bound off), and refuses a negative one', () => {
     const config = parseConfig(embeddedConfigSchema, {
       HTTP_MAX_REQUESTS_IN_FLIGHT: '0',
+      HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
+      HTTP_BODY_TIMEOUT_MS: '2500',
       HTTP_MAX_EVENT_LOOP_DELAY_MS: '50',
       HTTP_MAX_CONNECTIONS: '600',
       HTTP_ACCEPT_SOCKETS: '4',
     });
     expect(config.http).toEqual({
       maxRequestsInFlight: 0,
+      maxRequestsInFlightPerClient: 0,
+      bodyTimeoutMs: 2500,
       maxEventLoopDelayMs: 50,
       maxConnections: 600,
       acceptSockets: 4,

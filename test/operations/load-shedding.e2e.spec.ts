@@ -51,11 +51,12 @@ const expectOverloaded = async (response: Response) => {
 };
 
 /** A POST /orders whose body has not all arrived: the service holds it in flight until `finish`. */
-const heldRequest = (url: string) => {
+const heldRequest = (url: string, localAddress?: string) => {
   const body = '{"items":[],"a":"b"}';
   const outgoing = httpRequest(`${url}/orders`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+    ...(localAddress === undefined ? {} : { localAddress }),
   });
   const answered = new Promise<number>((resolve, reject) => {
     outgoing.on('response', (incoming) => {
@@ -74,6 +75,79 @@ const heldRequest = (url: string) => {
 };
 
 describe('load shedding (embedded default, tiny limits)', () => {
+  it('refuses a client address its requests beyond HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT with 429, and only that address', async () => {
+    const service = await start({ HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '2' });
+    const held = [heldRequest(service.url, '127.0.0.2'), heldRequest(service.url, '127.0.0.2')];
+    await until(
+      'two requests in flight',
+      async () => (await metric(service, /^http_requests_in_flight /)) === 2,
+    );
+    const third = heldRequest(service.url, '127.0.0.2');
+    expect(await third.finish()).toBe(429);
+    // Another address is not held back by this one.
+    expect((await fetch(`${service.url}/products/1001`)).status).toBe(200);
+    expect(await metric(service, /^http_requests_shed_total\{reason="per-client"\}/)).toBe(1);
+    expect(await Promise.all(held.map((request) => request.finish()))).toEqual([401, 401]);
+    const refused = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+      (resolve, reject) => {
+        const blockers = [heldRequest(service.url, '127.0.0.3'), heldRequest(service.url, '127.0.0.3')];
+        void until(
+          'two more in flight',
+          async () => (await metric(service, /^http_requests_in_flight /)) === 2,
+        ).then(() => {
+          httpRequest(`${service.url}/products/1001`, { localAddress: '127.0.0.3' }, (incoming) => {
+            let body = '';
+            incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            incoming.on('end', () => {
+              void Promise.all(blockers.map((b) => b.finish())).then(() =>
+                resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body }),
+              );
+            });
+          })
+            .on('error', reject)
+            .end();
+        }, reject);
+      },
+    );
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused.body)).toMatchObject({
+      type: 'https://orders.example/problems/rate-limited',
+      status: 429,
+      detail: 'You have too many requests under way at once. Retry after the seconds in Retry-After.',
+    });
+  });
+
+  it('answers 408 and closes the connection when a body does not arrive within HTTP_BODY_TIMEOUT_MS', async () => {
+    const service = await start({ HTTP_BODY_TIMEOUT_MS: '300' });
+    const started = performance.now();
+    const answer = await new Promise<{ status: number; body: string; connection: unknown }>((resolve) => {
+      const outgoing = httpRequest(`${service.url}/orders`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': '100' },
+      });
+      outgoing.on('response', (incoming) => {
+        let body = '';
+        incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        incoming.on('end', () =>
+          resolve({ status: incoming.statusCode ?? 0, body, connection: incoming.headers.connection }),
+        );
+      });
+      outgoing.on('error', () => undefined);
+      outgoing.write('{"items":');
+    });
+    expect(answer.status).toBe(408);
+    expect(answer.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toMatchObject({
+      type: 'https://orders.example/problems/request-timeout',
+      status: 408,
+    });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    // A body that does arrive in time is read as usual.
+    const quick = await postJson(`${service.url}/orders`, { items: [] });
+    expect(quick.status).toBe(401);
+  });
+
   it('refuses requests beyond HTTP_MAX_REQUESTS_IN_FLIGHT at once, before reading a body or a token', async () => {
     const service = await start({ HTTP_MAX_REQUESTS_IN_FLIGHT: '2' });
     const held = [heldRequest(service.url), heldRequest(service.url)];

@@ -64,8 +64,11 @@ export const createContractChecker = (document: Document) => {
       ({ template, regex }) => regex.test(path) && document.paths[template]![method],
     );
     if (!match) {
-      // Nothing documented here: only "nothing here" or "not this method" is a conforming answer.
-      const refusal = observed.status === 404 || (observed.status === 405 && observed.headers.has('allow'));
+      // Nothing documented here: only "nothing here", "not this method", or a refusal before routing (a
+      // malformed request, too many requests) is a conforming answer.
+      const refusal =
+        [400, 404, 408, 429, 503].includes(observed.status) ||
+        (observed.status === 405 && observed.headers.has('allow'));
       if (refusal && contentType === 'application/problem+json') return [];
       return [`${observed.method} ${path} is not in the document, yet answered ${observed.status}`];
     }

@@ -88,19 +88,21 @@ const mediaTypes = { json: 'application/json', form: 'application/x-www-form-url
 /** The problems every operation of this kind may answer, beside the ones it lists. */
 const problemsOf = (operation: ApiOperation): Partial<Record<ProblemKind, ProblemCase>> => {
   const invalid = [
-    operation.body && 'the body is malformed or a field of it is invalid',
+    operation.body &&
+      'the body is malformed (not JSON, nested deeper than 64 levels, or not decodable as its Content-Encoding says) or a field of it is invalid',
     (operation.query || operation.headers) && 'a query parameter or header is invalid',
+    'the path or query string has a percent-escape that does not decode',
   ].filter(Boolean);
+  const shed = !neverShedPaths.includes(operation.path);
   return {
-    ...(invalid.length > 0
-      ? {
-          'validation-failed': `${invalid.join(', or ')}; errors lists each field.`.replace(/^./, (c) =>
-            c.toUpperCase(),
-          ),
-        }
-      : {}),
+    'validation-failed': `${invalid.join(', or ')}; errors lists each field (100 at most).`.replace(
+      /^./,
+      (c) => c.toUpperCase(),
+    ),
     ...(operation.body
       ? {
+          'request-timeout':
+            'The body did not arrive whole within HTTP_BODY_TIMEOUT_MS (10 s by default); the connection is closed.',
           'payload-too-large': 'The body exceeds 100 kB.',
           'unsupported-media-type': `The body is not ${(operation.body.media ?? ['json']).map((m) => mediaTypes[m]).join(' or ')}.`,
         }
@@ -112,14 +114,20 @@ const problemsOf = (operation: ApiOperation): Partial<Record<ProblemKind, Proble
           forbidden: 'None of the roles the caller holds (and its token names) may do this.',
         }
       : {}),
+    ...(shed
+      ? {
+          'rate-limited':
+            'This client address has too many requests under way at once (HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT): refused before any work. Retry after Retry-After.',
+        }
+      : {}),
     ...operation.problems,
     internal: 'The server failed; nothing is disclosed about why.',
-    ...(neverShedPaths.includes(operation.path)
-      ? {}
-      : {
+    ...(shed
+      ? {
           overloaded:
             'The service is shedding load (too many requests under way, or running behind): refused before any work. Retry after Retry-After.',
-        }),
+        }
+      : {}),
     'storage-unavailable':
       'The disk under the service is full, read-only or failing: the request was not completed. Retry after Retry-After.',
   };

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Router } from 'express';
+import type { Router } from 'express';
+import { createRouter } from '../router.ts';
 import { jsonRepresentation, sendRepresentation } from '../representation.ts';
 
 /** Swagger UI's files, from the npm package: the reference works offline and loads nothing from elsewhere. */
@@ -41,7 +42,7 @@ const startScript = `window.ui = SwaggerUIBundle({
  * package). The document may be fetched by anyone: it describes the public interface and holds no secret.
  */
 export const apiDocsRoutes = (document: object): Router => {
-  const router = Router();
+  const router = createRouter();
   const documentRepresentation = jsonRepresentation(document, { cacheControl: 'public, no-cache' });
 
   router.get('/openapi.json', (request, response) => {

@@ -1,0 +1,52 @@
+import type { Socket } from 'node:net';
+import { problem } from './problem-details.ts';
+import type { ProblemKind } from './problem-kinds.ts';
+
+/** How Node's HTTP parser says a request cannot be read, and what the client is told. */
+const kindOf = (code: string | undefined): ProblemKind => {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 'header-fields-too-large';
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return 'payload-too-large';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 'request-timeout';
+    default:
+      return 'validation-failed';
+  }
+};
+
+const details: Partial<Record<ProblemKind, string>> = {
+  'header-fields-too-large': 'The request line and headers are too large.',
+  'payload-too-large': 'The request body is too large.',
+  'request-timeout': 'The request did not arrive in time.',
+  'validation-failed': 'The request is not well-formed HTTP/1.1.',
+};
+
+/**
+ * Node answers a request its parser cannot read (a malformed request line or header, a bad chunk, obsolete
+ * header folding) with a bare status line. This answers it as every other error: problem details, with no
+ * caching and the connection closed, since nothing after the error can be trusted to be a request.
+ */
+export const answerClientError =
+  (errorTypeBase: string) =>
+  (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const kind = kindOf(error.code);
+    // No instance: the request's path is what could not be read.
+    const { instance: _unread, ...answer } = problem(errorTypeBase, kind, details[kind]!, '');
+    const body = JSON.stringify(answer);
+    const { status, title } = answer;
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\n` +
+        'Content-Type: application/problem+json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Cache-Control: no-store\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  };
