@@ -175,6 +175,7 @@ export const startDistributedTestService = async (
   await checkResponsesAgainstDocument(router.url);
   return {
     url: router.url,
+    apiOrigins: () => [urlOf('command-api'), urlOf('query-api')],
     dataDir,
     clock: distributedClock,
     announced,

@@ -41,6 +41,11 @@ export type TestStores = {
 
 export type TestService = TestStores & {
   readonly url: string;
+  /**
+   * Every process that serves the HTTP API, by its own address (the embedded process; the command API and
+   * the query API, without the method router in front): for tests that must reach each as sent.
+   */
+  apiOrigins(): string[];
   /** Where the service keeps its files (the embedded stores; the shared log and keys when distributed). */
   dataDir: string;
   clock: TestClock;
@@ -151,6 +156,7 @@ const startEmbeddedTestService = async (
     get url() {
       return service.url;
     },
+    apiOrigins: () => [service.url],
     dataDir,
     clock,
     announced,
