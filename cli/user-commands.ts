@@ -1,3 +1,4 @@
+import { createSessions } from '../identity/sessions.ts';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../identity/passwords.ts';
@@ -107,8 +108,10 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
     const values = parse(args);
     const user = await requireUser(context, values.email);
     const updated = await context.stores.users.setDisabled(user.id, true);
-    // Signed-in sessions end too: no refresh token of this user works any more.
-    await context.stores.refreshTokens.revokeAllOfUser(user.id, context.clock.now().toISOString());
+    // Signed-in sessions end too: no refresh token of this user works any more, nor any access token
+    // issued until now, should the user be enabled again.
+    const { users, refreshTokens } = context.stores;
+    await createSessions({ users, refreshTokens, clock: context.clock }).endAll(user.id);
     context.out(`disabled ${describe(updated!)}`);
   },
 

@@ -9,7 +9,18 @@ import { signingAlgorithm, type SigningKey } from './signing-keys.ts';
 export const accessTokenLifetimeSeconds = 3600;
 
 /** Who is calling, as the access token says. */
-export type Principal = { userId: string; roles: Role[]; tokenId: string };
+export type Principal = {
+  userId: string;
+  roles: Role[];
+  /** The token's `jti`. */
+  tokenId: string;
+  /** The session (refresh-token family) the token was issued in; null for tokens issued before sessions. */
+  sessionId: string | null;
+  /** The token's `iat`, in seconds. */
+  issuedAt: number;
+  /** The token's `exp`, in seconds. */
+  expiresAt: number;
+};
 
 export type TokenAudience = { issuer: string; audience: string };
 
@@ -20,10 +31,18 @@ export const createAccessTokenIssuer = ({
   clock,
   newId,
 }: TokenAudience & { signingKey: SigningKey; clock: Clock; newId: () => string }) => ({
-  issue(user: { id: string; roles: Role[] }): string {
+  /** An access token of the user, in the session `sessionId` (its `sid` claim). */
+  issue(user: { id: string; roles: Role[] }, sessionId: string): string {
     const iat = Math.floor(clock.now().getTime() / 1000);
     return jwt.sign(
-      { sub: user.id, roles: user.roles, iat, exp: iat + accessTokenLifetimeSeconds, jti: newId() },
+      {
+        sub: user.id,
+        roles: user.roles,
+        sid: sessionId,
+        iat,
+        exp: iat + accessTokenLifetimeSeconds,
+        jti: newId(),
+      },
       signingKey.privateKey,
       { algorithm: signingAlgorithm, keyid: signingKey.kid, issuer, audience },
     );
@@ -34,6 +53,7 @@ const claimsSchema = z.object({
   sub: z.string().min(1),
   roles: z.array(z.enum(roles)),
   jti: z.string().min(1),
+  sid: z.string().min(1).optional(),
   iat: z.number().int(),
   exp: z.number().int(),
 });
@@ -63,7 +83,7 @@ export const createAccessTokenVerifier = ({
   const verified = new Map<string, { principal: Principal; expiresAtMs: number }>();
   const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
 
-  const verifySignatureAndClaims = (token: string) => {
+  const verifySignatureAndClaims = (token: string, { ignoreExpiration = false } = {}) => {
     const decoded = jwt.decode(token, { complete: true });
     const kid = decoded?.header.kid;
     const key = kid === undefined ? undefined : publicKeyFor(kid);
@@ -76,6 +96,7 @@ export const createAccessTokenVerifier = ({
         issuer,
         audience,
         clockTimestamp: nowSeconds(),
+        ignoreExpiration,
       });
     } catch (error) {
       if (error instanceof jwt.TokenExpiredError) throw invalid('The access token has expired.');
@@ -87,10 +108,15 @@ export const createAccessTokenVerifier = ({
     // A key that signs tokens living longer, or issued in the future, is not used as this service uses it.
     if (exp - iat > accessTokenLifetimeSeconds || iat > nowSeconds() + maxClockSkewSeconds)
       throw invalid('The access token is invalid.');
-    return {
-      principal: { userId: claims.data.sub, roles: claims.data.roles, tokenId: claims.data.jti },
-      expiresAtMs: claims.data.exp * 1000,
+    const principal: Principal = {
+      userId: claims.data.sub,
+      roles: claims.data.roles,
+      tokenId: claims.data.jti,
+      sessionId: claims.data.sid ?? null,
+      issuedAt: iat,
+      expiresAt: exp,
     };
+    return { principal, expiresAtMs: exp * 1000 };
   };
 
   return {
@@ -105,6 +131,18 @@ export const createAccessTokenVerifier = ({
       if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!);
       verified.set(token, fresh);
       return fresh.principal;
+    },
+    /**
+     * The claims of a token this service issued, expired or not (what revoking it needs); null for anything
+     * else: a token of another issuer, another key, or no token at all.
+     */
+    identify(token: string): Principal | null {
+      try {
+        return verifySignatureAndClaims(token, { ignoreExpiration: true }).principal;
+      } catch (error) {
+        if (error instanceof UnauthorizedError) return null;
+        throw error;
+      }
     },
   };
 };

@@ -1,10 +1,7 @@
+import type { Clock } from '../infrastructure/clock.ts';
 import { UnauthorizedError } from '../infrastructure/http/api-error.ts';
 import type { AccessTokenVerifier, Principal } from './access-tokens.ts';
-import type { Role } from './roles.ts';
-import type { UserStore } from './users.ts';
-
-/** What a request may rely on of the user behind a token, as the user store says now. */
-type UserAccess = { roles: readonly Role[]; disabled: boolean };
+import type { UserAccess, UserStore } from './users.ts';
 
 export type Authenticator = {
   /** The principal of a bearer token, or UnauthorizedError (401, invalid_token). */
@@ -22,21 +19,41 @@ export const userAccessMaxAgeMs = 1_000;
 
 const refused = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
 
+/** Why a live, well-signed token is refused, or null when it is not. */
+const refusal = (claimed: Principal, access: UserAccess | null): string | null => {
+  if (access === null) return 'The account behind this token does not exist.';
+  if (access.disabled) return 'The account behind this token is disabled.';
+  const { sessions, tokens, before } = access.revoked;
+  if (claimed.sessionId !== null && sessions.includes(claimed.sessionId)) {
+    return 'The session of this access token has ended.';
+  }
+  if (tokens.includes(claimed.tokenId)) return 'The access token was revoked.';
+  // Tokens with a session are refused by their session; this catches those issued before sessions existed.
+  if (claimed.sessionId === null && before !== null && claimed.issuedAt * 1000 <= Date.parse(before)) {
+    return 'The access token was revoked.';
+  }
+  return null;
+};
+
 /**
  * Access tokens are verified with public keys alone, but a signature says only what was true when the token
  * was issued. Every request therefore also checks the user as the store knows it, read at most once per
- * `maxAgeMs` per user (concurrent requests share the read): a token whose `sub` names no user, or a disabled
- * one, is refused, and the token's roles count only while the user still holds them.
+ * `maxAgeMs` per user (concurrent requests share the read): a token whose `sub` names no user, of a disabled
+ * user, of an ended session, or revoked, is refused, and the token's roles count only while the user still
+ * holds them.
  */
 export const createAuthenticator = ({
   verifier,
   users,
+  clock,
   maxAgeMs = userAccessMaxAgeMs,
   now = () => performance.now(),
   maxUsers = 100_000,
 }: {
   verifier: AccessTokenVerifier;
-  users: Pick<UserStore, 'findById'>;
+  users: Pick<UserStore, 'accessOf'>;
+  /** The business clock: revocations last until a moment of it. */
+  clock: Clock;
   maxAgeMs?: number;
   /** A monotonic clock in ms: how old a read is, whatever the business clock says. */
   now?: () => number;
@@ -51,9 +68,8 @@ export const createAuthenticator = ({
     if (pending) return pending;
     const readAt = now();
     const promise = users
-      .findById(userId)
-      .then((user) => {
-        const access = user && { roles: user.roles, disabled: user.disabled };
+      .accessOf(userId, clock.now().toISOString())
+      .then((access) => {
         known.delete(userId);
         if (known.size >= maxUsers) known.delete(known.keys().next().value!);
         known.set(userId, { access, readAt });
@@ -73,8 +89,8 @@ export const createAuthenticator = ({
     async principalFor(token) {
       const claimed = verifier.verify(token);
       const access = await accessOf(claimed.userId);
-      if (access === null) throw refused('The account behind this token does not exist.');
-      if (access.disabled) throw refused('The account behind this token is disabled.');
+      const why = refusal(claimed, access);
+      if (why !== null || access === null) throw refused(why ?? '');
       const roles = claimed.roles.filter((role) => access.roles.includes(role));
       return roles.length === claimed.roles.length ? claimed : { ...claimed, roles };
     },

@@ -8,6 +8,8 @@ import { identityRoutes } from './identity-routes.ts';
 import { createLoginRateLimiter } from './login-rate-limiter.ts';
 import type { RefreshTokenStore } from './refresh-tokens.ts';
 import { loadOrCreateSigningKey, signingKeyFromPem, type SigningKey } from './signing-keys.ts';
+import { sessionRoutes } from './session-routes.ts';
+import { createSessions } from './sessions.ts';
 import { createTokenService } from './token-service.ts';
 import { identityErrors, userRoutes } from './user-routes.ts';
 import type { UserStore } from './users.ts';
@@ -38,25 +40,30 @@ export const createIdentityModule = ({
   clock: Clock;
 }) => {
   const audience = { issuer: config.issuer, audience: config.audience };
-  const authenticator = createAuthenticator({
-    verifier: createAccessTokenVerifier({
-      ...audience,
-      clock,
-      publicKeyFor: (kid) => (kid === signingKey.kid ? signingKey.publicKey : undefined),
-    }),
-    users,
+  const verifier = createAccessTokenVerifier({
+    ...audience,
+    clock,
+    publicKeyFor: (kid) => (kid === signingKey.kid ? signingKey.publicKey : undefined),
   });
+  const authenticator = createAuthenticator({ verifier, users, clock });
+  const sessions = createSessions({ users, refreshTokens, authenticator, clock });
   const tokens = createTokenService({
     users,
     refreshTokens,
     accessTokens: createAccessTokenIssuer({ ...audience, signingKey, clock, newId: randomUUID }),
+    sessions,
+    identifyAccessToken: (token) => verifier.identify(token),
     clock,
     newId: randomUUID,
   });
   const limiter = createLoginRateLimiter(config.rateLimits);
   return {
     authenticator,
-    routers: [identityRoutes({ tokens, limiter, signingKey }), userRoutes({ users, authenticator, clock })],
+    routers: [
+      identityRoutes({ tokens, limiter, signingKey }),
+      userRoutes({ users, authenticator, clock }),
+      sessionRoutes({ sessions, authenticator }),
+    ],
     errorMappers: [identityErrors],
   };
 };

@@ -1,4 +1,4 @@
-import type { Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
@@ -6,7 +6,7 @@ import { jsonRepresentation, sendRepresentation } from '../infrastructure/http/r
 import { parseInput } from '../infrastructure/http/validation.ts';
 import type { LoginRateLimiter } from './login-rate-limiter.ts';
 import { publicJwk, type SigningKey } from './signing-keys.ts';
-import type { TokenResponse, TokenService } from './token-service.ts';
+import type { TokenClient, TokenResponse, TokenService } from './token-service.ts';
 
 export const passwordGrant = z.strictObject({
   grant_type: z.literal('password', { error: 'must be "password"' }),
@@ -16,6 +16,18 @@ export const passwordGrant = z.strictObject({
 
 export const refreshGrant = z.strictObject({
   refresh_token: z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters'),
+});
+
+/** RFC 7009, section 2.1. An unknown token_type_hint is ignored, as the RFC says. */
+export const revocationRequest = z.strictObject({
+  token: z.string().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters'),
+  token_type_hint: z.string().max(100, 'must be at most 100 characters').optional(),
+});
+
+/** Who asks, for the user's list of sessions: the client address and a bounded user agent. */
+const clientOf = (request: Request): TokenClient => ({
+  address: request.ip ?? null,
+  userAgent: request.get('User-Agent')?.slice(0, 200) ?? null,
 });
 
 /** Token responses are never stored by anyone (spec 5.6); Pragma for HTTP/1.0 caches. */
@@ -40,13 +52,21 @@ export const identityRoutes = ({
     await limiter.address(client);
     const { username, password } = parseInput(passwordGrant, request.body);
     await limiter.username(username, client);
-    sendTokens(response, await tokens.passwordGrant(username, password));
+    sendTokens(response, await tokens.passwordGrant(username, password, clientOf(request)));
   });
 
   router.post('/auth/token/refresh', acceptBody('json', 'form'), async (request, response) => {
     await limiter.address(request.ip ?? 'unknown');
     const { refresh_token } = parseInput(refreshGrant, request.body);
-    sendTokens(response, await tokens.refresh(refresh_token));
+    sendTokens(response, await tokens.refresh(refresh_token, clientOf(request)));
+  });
+
+  router.post('/auth/revoke', acceptBody('json', 'form'), async (request, response) => {
+    await limiter.address(request.ip ?? 'unknown');
+    const { token, token_type_hint } = parseInput(revocationRequest, request.body);
+    await tokens.revoke(token, token_type_hint);
+    // The same answer whether or not the token was known (RFC 7009, section 2.2).
+    response.status(200).end();
   });
 
   const jwks = jsonRepresentation({ keys: [publicJwk(signingKey)] }, { cacheControl: 'public, max-age=300' });

@@ -1,7 +1,12 @@
 import { MongoServerError, type Db } from 'mongodb';
-import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-tokens.ts';
+import type { RefreshTokenRecord, RefreshTokenStore, Session } from './refresh-tokens.ts';
 
-type TokenDocument = Omit<RefreshTokenRecord, 'tokenHash' | 'familyRevokedAt'> & { _id: string };
+/** Tokens stored before sessions existed lack the session fields. */
+type TokenDocument = Omit<
+  RefreshTokenRecord,
+  'tokenHash' | 'familyRevokedAt' | 'sessionStartedAt' | 'clientAddress' | 'userAgent'
+> &
+  Partial<Pick<RefreshTokenRecord, 'sessionStartedAt' | 'clientAddress' | 'userAgent'>> & { _id: string };
 type FamilyDocument = { _id: string; userId: string; revokedAt: string | null };
 type UseDocument = { _id: string; usedAt: string; expiresAt: string };
 
@@ -19,6 +24,7 @@ export const createMongoRefreshTokenStore = async (db: Db): Promise<RefreshToken
   const uses = db.collection<UseDocument>('refresh_token_uses');
   await tokens.createIndex({ familyId: 1 }, { name: 'family' });
   await tokens.createIndex({ expiresAt: 1 }, { name: 'expiry' });
+  await tokens.createIndex({ userId: 1, usedAt: 1 }, { name: 'user_unused' });
   await families.createIndex({ userId: 1 }, { name: 'user' });
   await uses.createIndex({ expiresAt: 1 }, { name: 'expiry' });
 
@@ -36,7 +42,14 @@ export const createMongoRefreshTokenStore = async (db: Db): Promise<RefreshToken
       if (!token) return null;
       const family = await families.findOne({ _id: token.familyId });
       const { _id, ...rest } = token;
-      return { tokenHash: _id, ...rest, familyRevokedAt: family?.revokedAt ?? null };
+      return {
+        tokenHash: _id,
+        ...rest,
+        sessionStartedAt: token.sessionStartedAt ?? token.issuedAt,
+        clientAddress: token.clientAddress ?? null,
+        userAgent: token.userAgent ?? null,
+        familyRevokedAt: family?.revokedAt ?? null,
+      };
     },
     async markUsed(tokenHash, usedAt) {
       const token = await tokens.findOne({ _id: tokenHash, usedAt: null }, { projection: { expiresAt: 1 } });
@@ -54,7 +67,36 @@ export const createMongoRefreshTokenStore = async (db: Db): Promise<RefreshToken
       await families.updateOne({ _id: familyId, revokedAt: null }, { $set: { revokedAt } });
     },
     async revokeAllOfUser(userId, revokedAt) {
-      await families.updateMany({ userId, revokedAt: null }, { $set: { revokedAt } });
+      const live = await families.find({ userId, revokedAt: null }, { projection: { _id: 1 } }).toArray();
+      const ids = live.map((family) => family._id);
+      if (ids.length > 0)
+        await families.updateMany({ _id: { $in: ids }, revokedAt: null }, { $set: { revokedAt } });
+      return ids.sort();
+    },
+    async listSessions(userId, now) {
+      const unused = await tokens.find({ userId, usedAt: null, expiresAt: { $gt: now } }).toArray();
+      if (unused.length === 0) return [];
+      const revoked = new Set(
+        (
+          await families
+            .find({ _id: { $in: unused.map((token) => token.familyId) }, revokedAt: { $ne: null } })
+            .project<{ _id: string }>({ _id: 1 })
+            .toArray()
+        ).map((family) => family._id),
+      );
+      return unused
+        .filter((token) => !revoked.has(token.familyId))
+        .map((token): Session => ({
+          id: token.familyId,
+          startedAt: token.sessionStartedAt ?? token.issuedAt,
+          lastUsedAt: token.issuedAt,
+          expiresAt: token.expiresAt,
+          clientAddress: token.clientAddress ?? null,
+          userAgent: token.userAgent ?? null,
+        }))
+        .sort((a, b) =>
+          a.lastUsedAt === b.lastUsedAt ? (a.id < b.id ? -1 : 1) : a.lastUsedAt < b.lastUsedAt ? 1 : -1,
+        );
     },
     async deleteExpired(before) {
       const result = await tokens.deleteMany({ expiresAt: { $lt: before } });

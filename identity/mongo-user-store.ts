@@ -1,4 +1,5 @@
 import { MongoServerError, type Db } from 'mongodb';
+import { revokedAccess, type Revocation } from './access-revocations.ts';
 import type { Role } from './roles.ts';
 import {
   AddressLimitError,
@@ -16,13 +17,20 @@ const toUser = ({ _id, addresses: _addresses, ...user }: UserDocument): User => 
 
 const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
 
+/** A revocation in force until `until`; its _id makes revoking the same thing twice one document. */
+type RevocationDocument = Revocation & { _id: string; userId: string; until: string };
+
 /**
  * Users in MongoDB, one document each with its addresses embedded: adding or removing an address is one
- * atomic update of one document, so no transaction is needed (FerretDB has none).
+ * atomic update of one document, so no transaction is needed (FerretDB has none). Access revocations are
+ * documents of their own, each one insert: on FerretDB, concurrent updates of one document (a $push)
+ * can lose each other, inserts cannot.
  */
 export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
   const users = db.collection<UserDocument>('users');
+  const revocations = db.collection<RevocationDocument>('access_revocations');
   await users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
+  await revocations.createIndex({ userId: 1, until: 1 }, { name: 'user_until' });
   const withoutAddresses = { projection: { addresses: 0 } } as const;
 
   const updated = async (id: string, set: Partial<UserDocument>) => {
@@ -34,6 +42,18 @@ export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
   const findAddress = async (userId: string, addressId: string) => {
     const document = await users.findOne({ _id: userId }, { projection: { addresses: 1 } });
     return document?.addresses.find((address) => address.id === addressId) ?? null;
+  };
+
+  const revoke = async (userId: string, entries: Revocation[], at: string, until: string) => {
+    if ((await users.countDocuments({ _id: userId }, { limit: 1 })) === 0) return;
+    await revocations.deleteMany({ userId, until: { $lte: at } });
+    for (const entry of entries) {
+      await revocations.updateOne(
+        { _id: `${userId} ${entry.kind} ${entry.id}` },
+        { $setOnInsert: { userId, ...entry }, $max: { until } },
+        { upsert: true },
+      );
+    }
   };
 
   return {
@@ -65,6 +85,23 @@ export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
     },
     async setDisabled(id, disabled) {
       return updated(id, { disabled });
+    },
+    async accessOf(id, now) {
+      const [user, revoked] = await Promise.all([
+        users.findOne({ _id: id }, { projection: { roles: 1, disabled: 1 } }),
+        revocations.find({ userId: id, until: { $gt: now } }, { projection: { kind: 1, id: 1 } }).toArray(),
+      ]);
+      return user && { roles: user.roles, disabled: user.disabled, revoked: revokedAccess(revoked) };
+    },
+    async revokeAccess(id, { sessions = [], tokens = [], at, until }) {
+      const entries: Revocation[] = [
+        ...sessions.map((session) => ({ kind: 'session' as const, id: session })),
+        ...tokens.map((token) => ({ kind: 'token' as const, id: token })),
+      ];
+      await revoke(id, entries, at, until);
+    },
+    async revokeAccessBefore(id, { at, until }) {
+      await revoke(id, [{ kind: 'before', id: at }], at, until);
     },
     async addAddress(userId, address) {
       // The size guard and the push are one atomic update of the user's document.

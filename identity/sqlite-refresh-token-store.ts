@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-tokens.ts';
+import type { RefreshTokenRecord, RefreshTokenStore, Session } from './refresh-tokens.ts';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS refresh_tokens (
@@ -16,6 +16,18 @@ const schema = `
   CREATE INDEX IF NOT EXISTS refresh_tokens_expiry ON refresh_tokens (expires_at);
 `;
 
+/** Columns added after the first release: read stores made before get them at open (null until used). */
+const addedColumns = ['session_started_at', 'client_address', 'user_agent'];
+
+const addMissingColumns = (db: DatabaseSync) => {
+  const present = new Set(
+    (db.prepare('PRAGMA table_info(refresh_tokens)').all() as { name: string }[]).map((c) => c.name),
+  );
+  for (const column of addedColumns) {
+    if (!present.has(column)) db.exec(`ALTER TABLE refresh_tokens ADD COLUMN ${column} TEXT`);
+  }
+};
+
 type Row = {
   token_hash: string;
   family_id: string;
@@ -24,6 +36,9 @@ type Row = {
   expires_at: string;
   used_at: string | null;
   family_revoked_at: string | null;
+  session_started_at: string | null;
+  client_address: string | null;
+  user_agent: string | null;
 };
 
 const toRecord = (row: Row): RefreshTokenRecord => ({
@@ -34,14 +49,28 @@ const toRecord = (row: Row): RefreshTokenRecord => ({
   expiresAt: row.expires_at,
   usedAt: row.used_at,
   familyRevokedAt: row.family_revoked_at,
+  sessionStartedAt: row.session_started_at ?? row.issued_at,
+  clientAddress: row.client_address,
+  userAgent: row.user_agent,
+});
+
+const toSession = (row: Row): Session => ({
+  id: row.family_id,
+  startedAt: row.session_started_at ?? row.issued_at,
+  lastUsedAt: row.issued_at,
+  expiresAt: row.expires_at,
+  clientAddress: row.client_address,
+  userAgent: row.user_agent,
 });
 
 export const createSqliteRefreshTokenStore = (db: DatabaseSync): RefreshTokenStore => {
   db.exec(schema);
+  addMissingColumns(db);
   // A token saved into a family that was revoked meanwhile is born revoked.
   const insert = db.prepare(
-    `INSERT INTO refresh_tokens (token_hash, family_id, user_id, issued_at, expires_at, family_revoked_at)
-     VALUES (?, ?, ?, ?, ?, (SELECT max(family_revoked_at) FROM refresh_tokens WHERE family_id = ?))`,
+    `INSERT INTO refresh_tokens (token_hash, family_id, user_id, issued_at, expires_at, session_started_at,
+       client_address, user_agent, family_revoked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT max(family_revoked_at) FROM refresh_tokens WHERE family_id = ?))`,
   );
   const find = db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?');
   const markUsed = db.prepare(
@@ -51,7 +80,13 @@ export const createSqliteRefreshTokenStore = (db: DatabaseSync): RefreshTokenSto
     'UPDATE refresh_tokens SET family_revoked_at = ? WHERE family_id = ? AND family_revoked_at IS NULL',
   );
   const revokeUser = db.prepare(
-    'UPDATE refresh_tokens SET family_revoked_at = ? WHERE user_id = ? AND family_revoked_at IS NULL',
+    `UPDATE refresh_tokens SET family_revoked_at = ? WHERE user_id = ? AND family_revoked_at IS NULL
+     RETURNING family_id`,
+  );
+  const sessions = db.prepare(
+    `SELECT * FROM refresh_tokens
+     WHERE user_id = ? AND used_at IS NULL AND expires_at > ? AND family_revoked_at IS NULL
+     ORDER BY issued_at DESC, family_id`,
   );
   const deleteExpired = db.prepare('DELETE FROM refresh_tokens WHERE expires_at < ?');
 
@@ -63,6 +98,9 @@ export const createSqliteRefreshTokenStore = (db: DatabaseSync): RefreshTokenSto
         token.userId,
         token.issuedAt,
         token.expiresAt,
+        token.sessionStartedAt,
+        token.clientAddress,
+        token.userAgent,
         token.familyId,
       );
     },
@@ -77,7 +115,11 @@ export const createSqliteRefreshTokenStore = (db: DatabaseSync): RefreshTokenSto
       revokeFamily.run(revokedAt, familyId);
     },
     async revokeAllOfUser(userId, revokedAt) {
-      revokeUser.run(revokedAt, userId);
+      const revoked = revokeUser.all(revokedAt, userId) as { family_id: string }[];
+      return [...new Set(revoked.map((row) => row.family_id))].sort();
+    },
+    async listSessions(userId, now) {
+      return (sessions.all(userId, now) as Row[]).map(toSession);
     },
     async deleteExpired(before) {
       return Number(deleteExpired.run(before).changes);

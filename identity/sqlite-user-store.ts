@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { inWriteTransaction, isUniqueViolation } from '../infrastructure/sqlite/open-database.ts';
 import type { Role } from './roles.ts';
+import { revokedAccess, type Revocation } from './access-revocations.ts';
 import {
   AddressLimitError,
   EmailTakenError,
@@ -30,6 +31,13 @@ const schema = `
     country     TEXT NOT NULL,
     created_at  TEXT NOT NULL,
     PRIMARY KEY (user_id, id)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS access_revocations (
+    user_id TEXT NOT NULL REFERENCES users (id),
+    kind    TEXT NOT NULL CHECK (kind IN ('session', 'token', 'before')),
+    id      TEXT NOT NULL,
+    until   TEXT NOT NULL,
+    PRIMARY KEY (user_id, kind, id)
   ) WITHOUT ROWID;
 `;
 
@@ -90,6 +98,24 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
   const addresses = db.prepare('SELECT * FROM user_addresses WHERE user_id = ? ORDER BY created_at, id');
   const address = db.prepare('SELECT * FROM user_addresses WHERE user_id = ? AND id = ?');
   const deleteAddress = db.prepare('DELETE FROM user_addresses WHERE user_id = ? AND id = ?');
+  const revocationsOf = db.prepare(
+    'SELECT kind, id FROM access_revocations WHERE user_id = ? AND until > ? ORDER BY kind, id',
+  );
+  const insertRevocation = db.prepare(
+    `INSERT INTO access_revocations (user_id, kind, id, until) VALUES (?, ?, ?, ?)
+     ON CONFLICT (user_id, kind, id) DO UPDATE SET until = max(until, excluded.until)`,
+  );
+  const dropExpiredRevocations = db.prepare(
+    'DELETE FROM access_revocations WHERE user_id = ? AND until <= ?',
+  );
+
+  const revoke = (id: string, entries: [Revocation['kind'], string][], at: string, until: string) => {
+    if (!findById(id)) return;
+    inWriteTransaction(db, () => {
+      dropExpiredRevocations.run(id, at);
+      for (const [kind, entry] of entries) insertRevocation.run(id, kind, entry, until);
+    });
+  };
 
   const findById = (id: string) => {
     const row = byId.get(id) as UserRow | undefined;
@@ -133,6 +159,25 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
     async setDisabled(id, disabled) {
       const row = updateDisabled.get(disabled ? 1 : 0, id) as UserRow | undefined;
       return row ? toUser(row) : null;
+    },
+    async accessOf(id, now) {
+      const row = byId.get(id) as UserRow | undefined;
+      if (!row) return null;
+      return {
+        roles: JSON.parse(row.roles) as Role[],
+        disabled: row.disabled === 1,
+        revoked: revokedAccess(revocationsOf.all(id, now) as Revocation[]),
+      };
+    },
+    async revokeAccess(id, { sessions = [], tokens = [], at, until }) {
+      const entries = [
+        ...sessions.map((session): [Revocation['kind'], string] => ['session', session]),
+        ...tokens.map((token): [Revocation['kind'], string] => ['token', token]),
+      ];
+      revoke(id, entries, at, until);
+    },
+    async revokeAccessBefore(id, { at, until }) {
+      revoke(id, [['before', at]], at, until);
     },
     async addAddress(userId, stored) {
       if (!findById(userId)) return null;

@@ -3,8 +3,9 @@ import type { Clock } from '../infrastructure/clock.ts';
 import { UnauthorizedError } from '../infrastructure/http/api-error.ts';
 import { accessTokenLifetimeSeconds, type AccessTokenIssuer } from './access-tokens.ts';
 import { createDecoyCheck, verifyPassword } from './passwords.ts';
-import type { RefreshTokenStore } from './refresh-tokens.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-tokens.ts';
 import type { Role } from './roles.ts';
+import type { Sessions } from './sessions.ts';
 import type { UserStore } from './users.ts';
 
 /** The body of a successful token response (decisions.md, "Auth endpoints"). */
@@ -23,34 +24,55 @@ export const hashRefreshToken = (token: string): string =>
 
 const rejected = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
 
-/** The password grant and the refresh-token rotation, over the user and refresh-token stores. */
+/** Who asks for tokens: shown in the user's list of sessions. */
+export type TokenClient = { address: string | null; userAgent: string | null };
+
+/** What a token response starts or continues: the session and who is in it. */
+type SessionOf = Pick<RefreshTokenRecord, 'familyId' | 'sessionStartedAt'>;
+
+/**
+ * The password grant, the refresh-token rotation and revocation (RFC 7009), over the user and refresh-token
+ * stores. Each login starts a session (a refresh-token family); its access tokens name it.
+ */
 export const createTokenService = ({
   users,
   refreshTokens,
   accessTokens,
+  sessions,
+  identifyAccessToken,
   clock,
   newId,
 }: {
   users: UserStore;
   refreshTokens: RefreshTokenStore;
   accessTokens: AccessTokenIssuer;
+  sessions: Sessions;
+  /** The claims of an access token this service issued, expired or not; null for anything else. */
+  identifyAccessToken: (token: string) => { userId: string; tokenId: string; expiresAt: number } | null;
   clock: Clock;
   newId: () => string;
 }) => {
   const decoyCheck = createDecoyCheck();
 
-  const issue = async (user: { id: string; roles: Role[] }, familyId: string): Promise<TokenResponse> => {
+  const issue = async (
+    user: { id: string; roles: Role[] },
+    session: SessionOf,
+    client: TokenClient,
+  ): Promise<TokenResponse> => {
     const refreshToken = randomBytes(32).toString('base64url');
     const now = clock.now();
     await refreshTokens.save({
       tokenHash: hashRefreshToken(refreshToken),
-      familyId,
+      familyId: session.familyId,
       userId: user.id,
       issuedAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + refreshTokenLifetimeMs).toISOString(),
+      sessionStartedAt: session.sessionStartedAt,
+      clientAddress: client.address,
+      userAgent: client.userAgent,
     });
     return {
-      access_token: accessTokens.issue(user),
+      access_token: accessTokens.issue(user, session.familyId),
       token_type: 'Bearer',
       expires_in: accessTokenLifetimeSeconds,
       refresh_token: refreshToken,
@@ -58,34 +80,56 @@ export const createTokenService = ({
   };
 
   return {
-    async passwordGrant(username: string, password: string): Promise<TokenResponse> {
+    async passwordGrant(username: string, password: string, client: TokenClient): Promise<TokenResponse> {
       const user = await users.findByEmail(username);
       const valid = user ? await verifyPassword(password, user.passwordHash) : await decoyCheck(password);
       if (!user || !valid || user.disabled) throw rejected('The username or password is wrong.');
-      return issue(user, newId());
+      return issue(user, { familyId: newId(), sessionStartedAt: clock.now().toISOString() }, client);
     },
 
-    async refresh(refreshToken: string): Promise<TokenResponse> {
+    async refresh(refreshToken: string, client: TokenClient): Promise<TokenResponse> {
       const record = await refreshTokens.find(hashRefreshToken(refreshToken));
       const now = clock.now().toISOString();
       if (!record || record.familyRevokedAt !== null) throw rejected('The refresh token is invalid.');
       if (record.usedAt !== null) {
         // Someone presents a token that was exchanged already: one of the two holders is not its owner.
-        await refreshTokens.revokeFamily(record.familyId, now);
+        await sessions.end(record.userId, record.familyId);
         throw rejected('The refresh token was used already; its session is revoked.');
       }
       if (record.expiresAt <= now) throw rejected('The refresh token has expired.');
       const user = await users.findById(record.userId);
       if (!user || user.disabled) {
-        await refreshTokens.revokeFamily(record.familyId, now);
+        await sessions.end(record.userId, record.familyId);
         throw rejected('The refresh token is invalid.');
       }
       if (!(await refreshTokens.markUsed(record.tokenHash, now))) {
         // Lost a race against another exchange of the same token: that is a reuse too.
-        await refreshTokens.revokeFamily(record.familyId, now);
+        await sessions.end(record.userId, record.familyId);
         throw rejected('The refresh token was used already; its session is revoked.');
       }
-      return issue(user, record.familyId);
+      return issue(user, record, client);
+    },
+
+    /**
+     * RFC 7009: a refresh token ends its session (its access tokens with it); an access token is refused
+     * until it expires. Anything else, this service's or not, is ignored: the answer is the same.
+     */
+    async revoke(token: string, hint: string | undefined): Promise<void> {
+      const asRefreshToken = async () => {
+        const record = await refreshTokens.find(hashRefreshToken(token));
+        if (!record) return false;
+        if (record.familyRevokedAt === null) await sessions.end(record.userId, record.familyId);
+        return true;
+      };
+      const asAccessToken = async () => {
+        const claims = identifyAccessToken(token);
+        if (!claims) return false;
+        await sessions.revokeAccessToken(claims.userId, claims.tokenId, claims.expiresAt);
+        return true;
+      };
+      const [first, second] =
+        hint === 'access_token' ? [asAccessToken, asRefreshToken] : [asRefreshToken, asAccessToken];
+      if (!(await first())) await second();
     },
   };
 };

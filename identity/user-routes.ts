@@ -71,6 +71,18 @@ export const userRoutes = ({
     });
   });
 
+  router.get('/users/me/addresses', authorize('listAddresses'), async (request, response) => {
+    const user = await currentUser(principalOf(response).userId);
+    sendJson(request, response, (await users.listAddresses(user.id)).map(addressView));
+  });
+
+  router.get('/users/me/addresses/:addressId', authorize('getAddress'), async (request, response) => {
+    const user = await currentUser(principalOf(response).userId);
+    const address = await users.findAddress(user.id, request.params['addressId'] as string);
+    if (!address) throw notFound('You have no address with this id.');
+    sendJson(request, response, addressView(address));
+  });
+
   router.post(
     '/users/me/addresses',
     authorize('addAddress'),

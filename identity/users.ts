@@ -15,6 +15,19 @@ export type User = {
   createdAt: string;
 };
 
+/** What of a user's access tokens is refused, as of a moment (entries past their `until` are gone). */
+export type AccessRevocations = {
+  /** Sessions (refresh-token families) whose access tokens are refused. */
+  sessions: string[];
+  /** Access tokens, by `jti`, that are refused. */
+  tokens: string[];
+  /** Every access token issued at or before this moment is refused; null when none is. */
+  before: string | null;
+};
+
+/** What every authenticated request relies on of its user: one read. */
+export type UserAccess = { roles: Role[]; disabled: boolean; revoked: AccessRevocations };
+
 /** How many addresses one user may keep: enough for any shopper, a bound for anyone else. */
 export const maxAddressesPerUser = 50;
 
@@ -32,6 +45,22 @@ export type UserStore = {
   /** Returns the updated user, or null when there is none with this id. */
   setRoles(id: string, roles: Role[]): Promise<User | null>;
   setDisabled(id: string, disabled: boolean): Promise<User | null>;
+
+  /** The user's roles, whether it is disabled, and its revocations still in force at `now`; null: no user. */
+  accessOf(id: string, now: string): Promise<UserAccess | null>;
+  /**
+   * Refuses, until `until` (when they would have expired anyway), the access tokens of these sessions and
+   * these access tokens. Entries past their `until` at `at` may be dropped.
+   */
+  revokeAccess(
+    id: string,
+    revoke: { sessions?: readonly string[]; tokens?: readonly string[]; at: string; until: string },
+  ): Promise<void>;
+  /**
+   * Refuses every access token issued at or before `at`, until `until` (by when all of them have expired).
+   * The latest such moment in force wins.
+   */
+  revokeAccessBefore(id: string, revoke: { at: string; until: string }): Promise<void>;
 
   /** Throws AddressLimitError past maxAddressesPerUser; null when the user does not exist. */
   addAddress(userId: string, address: StoredAddress): Promise<StoredAddress | null>;

@@ -1,6 +1,6 @@
 import { accessDescription } from '../identity/permissions.ts';
 import { z } from 'zod';
-import { passwordGrant, refreshGrant } from '../identity/identity-routes.ts';
+import { passwordGrant, refreshGrant, revocationRequest } from '../identity/identity-routes.ts';
 import { addressSchema as addressBody } from '../identity/user-routes.ts';
 import { roles } from '../identity/roles.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
@@ -24,6 +24,26 @@ const tokens = (description: string): ApiResponse => ({
 });
 
 const rateLimited = 'Too many attempts from this address or for this username; see Retry-After.';
+
+const sessionSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .meta({ description: 'The session’s id: what DELETE /users/me/sessions/{sessionId} takes.' }),
+    startedAt: z.iso.datetime().meta({ description: 'When the user signed in.' }),
+    lastUsedAt: z.iso.datetime().meta({ description: 'The sign-in, or the session’s last refresh.' }),
+    expiresAt: z.iso
+      .datetime()
+      .meta({ description: 'When its refresh token expires, unless it is refreshed before.' }),
+    clientAddress: z.string().nullable().meta({ description: 'The client address at that moment.' }),
+    userAgent: z.string().nullable().meta({ description: 'Its User-Agent (at most 200 characters).' }),
+    current: z.boolean().meta({ description: 'Whether the access token of this request belongs to it.' }),
+  })
+  .meta({ id: 'Session', description: 'A session: a sign-in whose refresh token can still be used.' });
+
+const addressOfCaller = {
+  forbidden: 'The caller’s role keeps no addresses (auditors).',
+} as const;
 
 export const authOperations: ApiOperation[] = [
   {
@@ -50,6 +70,20 @@ export const authOperations: ApiOperation[] = [
       unauthorized: 'The refresh token is unknown, expired, revoked or already used.',
       'rate-limited': rateLimited,
     },
+  },
+  {
+    method: 'post',
+    path: '/auth/revoke',
+    operationId: 'revokeToken',
+    tag: 'auth',
+    summary: 'Revoke a token (RFC 7009): sign out',
+    description:
+      'A refresh token ends its session: its refresh tokens and every access token issued in it are refused from then on. An access token is refused from then until it expires. The answer is the same whether or not the token was known, valid or already revoked; an unknown `token_type_hint` is ignored.',
+    body: { schema: revocationRequest, media: ['json', 'form'] },
+    responses: {
+      200: { description: 'Revoked, or nothing to revoke.', headers: { 'Cache-Control': 'no-store' } },
+    },
+    problems: { 'rate-limited': rateLimited },
   },
   {
     method: 'get',
@@ -102,6 +136,81 @@ export const authOperations: ApiOperation[] = [
       },
       304: { description: 'Not modified.', headers: { ETag: true } },
     },
+  },
+  {
+    method: 'get',
+    path: '/users/me/sessions',
+    operationId: 'listSessions',
+    tag: 'auth',
+    summary: 'The signed-in user’s active sessions',
+    description: 'Every sign-in whose refresh token can still be used, most recently used first.',
+    access: accessDescription('listSessions'),
+    responses: {
+      200: {
+        description: 'The sessions.',
+        body: z.array(sessionSchema),
+        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/users/me/sessions',
+    operationId: 'endAllSessions',
+    tag: 'auth',
+    summary: 'Sign out everywhere: end every session',
+    description:
+      'Every refresh token of the user stops working, and so does every access token issued until now, the one of this request included.',
+    access: accessDescription('endAllSessions'),
+    responses: { 204: { description: 'Ended.', headers: { 'Cache-Control': 'no-store' } } },
+  },
+  {
+    method: 'delete',
+    path: '/users/me/sessions/{sessionId}',
+    operationId: 'endSession',
+    tag: 'auth',
+    summary: 'End one session',
+    description: 'Its refresh token and the access tokens issued in it stop working.',
+    access: accessDescription('endSession'),
+    params: z.object({ sessionId: z.string() }),
+    responses: { 204: { description: 'Ended.', headers: { 'Cache-Control': 'no-store' } } },
+    problems: { 'not-found': 'The user has no active session with this id.' },
+  },
+  {
+    method: 'get',
+    path: '/users/me/addresses',
+    operationId: 'listAddresses',
+    tag: 'auth',
+    summary: 'The signed-in user’s stored addresses',
+    access: accessDescription('listAddresses'),
+    responses: {
+      200: {
+        description: 'The addresses, oldest first.',
+        body: z.array(storedAddressSchema),
+        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
+    },
+    problems: addressOfCaller,
+  },
+  {
+    method: 'get',
+    path: '/users/me/addresses/{addressId}',
+    operationId: 'getAddress',
+    tag: 'auth',
+    summary: 'A stored address (where POST /users/me/addresses’s Location points)',
+    access: accessDescription('getAddress'),
+    params: z.object({ addressId: z.string() }),
+    responses: {
+      200: {
+        description: 'The address.',
+        body: storedAddressSchema,
+        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
+    },
+    problems: { ...addressOfCaller, 'not-found': 'The user has no address with this id.' },
   },
   {
     method: 'post',

@@ -8,6 +8,9 @@ const aToken = (overrides: Partial<RefreshTokenRecord> = {}) => ({
   userId: randomUUID(),
   issuedAt: '2026-11-21T10:00:00.000Z',
   expiresAt: '2026-12-21T10:00:00.000Z',
+  sessionStartedAt: '2026-11-21T10:00:00.000Z',
+  clientAddress: '203.0.113.7',
+  userAgent: 'curl/8.0',
   ...overrides,
 });
 
@@ -59,10 +62,60 @@ export const refreshTokenStoreContract = (
       const userId = randomUUID();
       const [a, b, stranger] = [aToken({ userId }), aToken({ userId }), aToken()];
       for (const token of [a, b, stranger]) await store.save(token);
-      await store.revokeAllOfUser(userId, '2026-11-21T12:00:00.000Z');
+      expect(await store.revokeAllOfUser(userId, '2026-11-21T12:00:00.000Z')).toEqual(
+        [a.familyId, b.familyId].sort(),
+      );
+      // Revoked already: nothing more to revoke.
+      expect(await store.revokeAllOfUser(userId, '2026-11-21T12:30:00.000Z')).toEqual([]);
       expect(await store.find(a.tokenHash)).toMatchObject({ familyRevokedAt: '2026-11-21T12:00:00.000Z' });
       expect(await store.find(b.tokenHash)).toMatchObject({ familyRevokedAt: '2026-11-21T12:00:00.000Z' });
       expect(await store.find(stranger.tokenHash)).toMatchObject({ familyRevokedAt: null });
+    });
+
+    it("lists a user's sessions: families with a live token, newest first, with where and when", async () => {
+      const userId = randomUUID();
+      const now = '2026-11-22T00:00:00.000Z';
+      const older = aToken({
+        userId,
+        issuedAt: '2026-11-21T09:00:00.000Z',
+        sessionStartedAt: '2026-11-21T09:00:00.000Z',
+      });
+      // A session refreshed once: its first token used, its second live, from another client.
+      const refreshedFamily = randomUUID();
+      const first = aToken({ userId, familyId: refreshedFamily });
+      const second = aToken({
+        userId,
+        familyId: refreshedFamily,
+        issuedAt: '2026-11-21T11:00:00.000Z',
+        clientAddress: '198.51.100.9',
+        userAgent: null,
+      });
+      const expired = aToken({ userId, expiresAt: '2026-11-21T23:00:00.000Z' });
+      const revoked = aToken({ userId });
+      const strangers = aToken();
+      for (const token of [older, first, second, expired, revoked, strangers]) await store.save(token);
+      await store.markUsed(first.tokenHash, '2026-11-21T11:00:00.000Z');
+      await store.revokeFamily(revoked.familyId, '2026-11-21T12:00:00.000Z');
+
+      expect(await store.listSessions(userId, now)).toEqual([
+        {
+          id: refreshedFamily,
+          startedAt: '2026-11-21T10:00:00.000Z',
+          lastUsedAt: '2026-11-21T11:00:00.000Z',
+          expiresAt: second.expiresAt,
+          clientAddress: '198.51.100.9',
+          userAgent: null,
+        },
+        {
+          id: older.familyId,
+          startedAt: '2026-11-21T09:00:00.000Z',
+          lastUsedAt: '2026-11-21T09:00:00.000Z',
+          expiresAt: older.expiresAt,
+          clientAddress: '203.0.113.7',
+          userAgent: 'curl/8.0',
+        },
+      ]);
+      expect(await store.listSessions(randomUUID(), now)).toEqual([]);
     });
 
     it('deletes tokens that expired before a time', async () => {

@@ -105,5 +105,93 @@ export const userStoreContract = (adapterName: string, createStore: () => Promis
       await expect(store.addAddress(user.id, anAddress())).rejects.toBeInstanceOf(AddressLimitError);
       expect(await store.listAddresses(user.id)).toHaveLength(maxAddressesPerUser);
     });
+    describe('access: roles, disabled and revocations, in one read', () => {
+      const at = '2026-11-25T10:00:00.000Z';
+      const inAnHour = '2026-11-25T11:00:00.000Z';
+
+      it('reads what a new user may do: its roles, enabled, nothing revoked; null for no user', async () => {
+        const user = aUser({ roles: ['customer', 'auditor'] });
+        await store.addUser(user);
+        expect(await store.accessOf(user.id, at)).toEqual({
+          roles: ['customer', 'auditor'],
+          disabled: false,
+          revoked: { sessions: [], tokens: [], before: null },
+        });
+        expect(await store.accessOf(randomUUID(), at)).toBeNull();
+      });
+
+      it('follows role changes and disabling', async () => {
+        const user = aUser();
+        await store.addUser(user);
+        await store.setRoles(user.id, ['staff']);
+        await store.setDisabled(user.id, true);
+        expect(await store.accessOf(user.id, at)).toMatchObject({ roles: ['staff'], disabled: true });
+      });
+
+      it('keeps revoked sessions and tokens until their until, and drops them after', async () => {
+        const user = aUser();
+        await store.addUser(user);
+        await store.revokeAccess(user.id, { sessions: ['s-2', 's-1'], at, until: inAnHour });
+        await store.revokeAccess(user.id, { tokens: ['t-1'], at, until: '2026-11-25T10:30:00.000Z' });
+        // Revoking again what is revoked already changes nothing.
+        await store.revokeAccess(user.id, { sessions: ['s-1'], at, until: inAnHour });
+        expect((await store.accessOf(user.id, at))!.revoked).toEqual({
+          sessions: ['s-1', 's-2'],
+          tokens: ['t-1'],
+          before: null,
+        });
+        expect((await store.accessOf(user.id, '2026-11-25T10:30:00.000Z'))!.revoked).toEqual({
+          sessions: ['s-1', 's-2'],
+          tokens: [],
+          before: null,
+        });
+        expect((await store.accessOf(user.id, inAnHour))!.revoked).toEqual({
+          sessions: [],
+          tokens: [],
+          before: null,
+        });
+        // A later revocation drops what has expired; what is in force stays.
+        await store.revokeAccess(user.id, {
+          tokens: ['t-2'],
+          at: '2026-11-25T10:45:00.000Z',
+          until: inAnHour,
+        });
+        expect((await store.accessOf(user.id, '2026-11-25T10:45:00.000Z'))!.revoked).toEqual({
+          sessions: ['s-1', 's-2'],
+          tokens: ['t-2'],
+          before: null,
+        });
+      });
+
+      it('keeps the latest moment before which every access token is refused', async () => {
+        const user = aUser();
+        await store.addUser(user);
+        const before = (moment: string) =>
+          store.revokeAccessBefore(user.id, { at: moment, until: '2026-11-25T12:00:00.000Z' });
+        await before('2026-11-25T10:00:00.500Z');
+        await before('2026-11-25T09:00:00.000Z');
+        expect((await store.accessOf(user.id, at))!.revoked.before).toBe('2026-11-25T10:00:00.500Z');
+        await before('2026-11-25T10:05:00.000Z');
+        expect((await store.accessOf(user.id, at))!.revoked.before).toBe('2026-11-25T10:05:00.000Z');
+        // Past its until, every token it refused has expired: it is gone.
+        expect((await store.accessOf(user.id, '2026-11-25T12:00:00.000Z'))!.revoked.before).toBeNull();
+      });
+
+      it('revokes nothing for a user that does not exist, and does not fail', async () => {
+        await store.revokeAccess(randomUUID(), { tokens: ['t'], at, until: inAnHour });
+        await store.revokeAccessBefore(randomUUID(), { at, until: inAnHour });
+      });
+
+      it('keeps every revocation of concurrent calls', async () => {
+        const user = aUser();
+        await store.addUser(user);
+        await Promise.all(
+          Array.from({ length: 10 }, (_, n) =>
+            store.revokeAccess(user.id, { tokens: [`t-${n}`], at, until: inAnHour }),
+          ),
+        );
+        expect((await store.accessOf(user.id, at))!.revoked.tokens).toHaveLength(10);
+      });
+    });
   });
 };

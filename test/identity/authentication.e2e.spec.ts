@@ -209,7 +209,7 @@ describe('authorisation by role', () => {
         },
       });
       const router = Router();
-      const authenticator = createAuthenticator({ verifier, users: service.users });
+      const authenticator = createAuthenticator({ verifier, users: service.users, clock: service.clock });
       router.post(
         '/staff-operation',
         authenticate(authenticator),

@@ -42,7 +42,13 @@ const expectations: Record<Operation, (held: Held, whose: Whose) => number> = ((
     recordPayment: staffMove,
     listAuditEvents: (h) => (h.auditor || h.admin ? 200 : 403),
     getCurrentUser: () => 200,
+    // Sessions too: another's session id is not one of yours.
+    listSessions: () => 200,
+    endSession: (_h, whose) => (whose === 'own' ? 204 : 404),
+    endAllSessions: () => 204,
     // Addresses are reached through /users/me only: another's address id is simply not one of yours.
+    listAddresses: (h) => (shopper(h) ? 200 : 403),
+    getAddress: (h, whose) => (shopper(h) ? (whose === 'own' ? 200 : 404) : 403),
     addAddress: (h) => (shopper(h) ? 201 : 403),
     removeAddress: (h, whose) => (shopper(h) ? (whose === 'own' ? 204 : 404) : 403),
     registerWebhook: admin(201),
@@ -67,6 +73,9 @@ const unowned: ReadonlySet<Operation> = new Set<Operation>([
   'placeOrder',
   'listAuditEvents',
   'getCurrentUser',
+  'listSessions',
+  'endAllSessions',
+  'listAddresses',
   'addAddress',
   'registerWebhook',
   'listWebhooks',
@@ -91,6 +100,7 @@ describe('the authorization matrix: every role set x every operation x own and a
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       // Thirty-odd sign-ins from one address in a minute: more than the default limit.
       AUTH_RATE_LIMIT_PER_ADDRESS: '1000',
+      AUTH_RATE_LIMIT_PER_USERNAME: '1000',
     });
     staff = await orderActor(service, ['staff']);
     another = await orderActor(service, ['customer']);
@@ -210,6 +220,23 @@ describe('the authorization matrix: every role set x every operation x own and a
           }),
         listAuditEvents: async () => send('GET', '/audit/events?limit=1'),
         getCurrentUser: async () => send('GET', '/users/me'),
+        listSessions: async () => send('GET', '/users/me/sessions'),
+        endSession: async (whose) => {
+          // Another session of the same user (signed in elsewhere), or one of another customer.
+          const other = await service.login(whose === 'own' ? user : another);
+          const sessions = await fetch(`${service.url}/users/me/sessions`, {
+            headers: { Authorization: `Bearer ${other.access_token}` },
+          });
+          const current = ((await sessions.json()) as { id: string; current: boolean }[]).find(
+            (s) => s.current,
+          );
+          return send('DELETE', `/users/me/sessions/${current!.id}`);
+        },
+        // Ends the caller's own sessions too: tried last.
+        endAllSessions: async () => send('DELETE', '/users/me/sessions'),
+        listAddresses: async () => send('GET', '/users/me/addresses'),
+        getAddress: async (whose) =>
+          send('GET', `/users/me/addresses/${(whose === 'own' ? own : others).addressId}`),
         addAddress: async () => send('POST', '/users/me/addresses', anAddress),
         removeAddress: async (whose) =>
           send('DELETE', `/users/me/addresses/${(whose === 'own' ? own : others).addressId}`),
@@ -232,7 +259,9 @@ describe('the authorization matrix: every role set x every operation x own and a
 
       const seen: string[] = [];
       const wanted: string[] = [];
-      for (const operation of operations) {
+      // Ending all of one's sessions revokes the token this loop uses: last.
+      const inOrder = [...operations.filter((op) => op !== 'endAllSessions'), 'endAllSessions' as const];
+      for (const operation of inOrder) {
         const cases: Whose[] = unowned.has(operation) ? ['own'] : ['own', 'another customer’s'];
         for (const whose of cases) {
           const response = await probes[operation](whose);

@@ -68,6 +68,21 @@ describe('POST /users/me/addresses and DELETE /users/me/addresses/{id}', () => {
     expect(await problemOf(again)).toMatchObject({ type: 'https://orders.example/problems/not-found' });
   });
 
+  it('the Location of a stored address can be fetched, and GET /users/me/addresses lists them, privately', async () => {
+    const user = await service.signIn(['customer']);
+    const created = await postJson(`${service.url}/users/me/addresses`, home, user.auth);
+    const location = created.headers.get('location')!;
+    const stored = (await created.json()) as { id: string };
+    const fetched = await fetch(`${service.url}${location}`, { headers: user.auth });
+    expect(fetched.status).toBe(200);
+    expect(fetched.headers.get('cache-control')).toBe('private, no-cache');
+    expect(await fetched.json()).toEqual({ id: stored.id, ...home });
+    const listed = await fetch(`${service.url}/users/me/addresses`, { headers: user.auth });
+    expect(await listed.json()).toEqual([{ id: stored.id, ...home }]);
+    const stranger = await service.signIn(['customer']);
+    expect((await fetch(`${service.url}${location}`, { headers: stranger.auth })).status).toBe(404);
+  });
+
   it("cannot remove another user's address: 404, and it stays", async () => {
     const [ann, bob] = [await service.signIn(['customer']), await service.signIn(['customer'])];
     const address = (await (await postJson(`${service.url}/users/me/addresses`, home, ann.auth)).json()) as {
