@@ -38,10 +38,12 @@ const captureAnswer = (response: Response, settle: (answer: StoredResponse) => P
         : Buffer.isBuffer(chunk)
           ? chunk.toString('utf8')
           : String(chunk);
+    // Kept with the names as the handler wrote them, so that a replay sends them the same way.
     const headers: Record<string, string> = {};
-    for (const name of replayedHeaders) {
-      const value = response.getHeader(name);
-      if (value !== undefined) headers[name] = String(value);
+    // Node has it on every outgoing message; its types declare it on ClientRequest only.
+    const rawNames = (response as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames();
+    for (const name of rawNames) {
+      if (replayedHeaders.includes(name.toLowerCase())) headers[name] = String(response.getHeader(name));
     }
     void settle({ status: response.statusCode, headers, body }).finally(() => end(chunk, ...rest));
     return response;

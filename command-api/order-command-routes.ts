@@ -11,8 +11,12 @@ import type { UserStore } from '../identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventMetadata } from '../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
-import { ApiError, notFound } from '../infrastructure/http/api-error.ts';
-import { ifMatchHolds } from '../infrastructure/http/representation.ts';
+import { notFound } from '../infrastructure/http/api-error.ts';
+import {
+  noneMatchHolds,
+  preconditionFailed,
+  preconditionsHold,
+} from '../infrastructure/http/representation.ts';
 import { requestIdOf } from '../infrastructure/http/request-id.ts';
 import { uuidParam } from '../infrastructure/http/path-params.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
@@ -79,19 +83,22 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
 
   /**
    * An order beyond the caller's reach for this operation (another customer's, for a customer) is not
-   * found; a stale If-Match fails before anything is decided.
+   * found; then the request's preconditions (RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since,
+   * then If-None-Match), checked before anything is decided.
    */
-  const preconditionOf = (request: Request, response: Response) => {
-    const ifMatch = request.get('If-Match');
-    return (state: Order) => {
-      if (state.status === 'none' || !mayActOn(response, state.customerId)) throw notFound(noSuchOrder);
-      if (ifMatch !== undefined && !ifMatchHolds(ifMatch, orderRepresentation(state).etag)) {
-        throw new ApiError(
-          'precondition-failed',
-          'The order changed since the version your If-Match names. Read it again, then retry.',
-        );
-      }
-    };
+  const preconditionOf = (request: Request, response: Response) => (state: Order) => {
+    if (state.status === 'none' || !mayActOn(response, state.customerId)) throw notFound(noSuchOrder);
+    const current = orderRepresentation(state);
+    if (!preconditionsHold(request, current)) {
+      throw preconditionFailed(
+        'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
+      );
+    }
+    if (!noneMatchHolds(request, current.etag)) {
+      throw preconditionFailed(
+        'The order exists, and If-None-Match asked that it should not (or not in this version).',
+      );
+    }
   };
 
   const transition = async (

@@ -96,13 +96,14 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     logger,
     trustProxy: config.identity.trustProxy,
     routers: [
-      healthRoutes(),
+      // First: OPTIONS and 405 for every documented path, before any router answers them its own way.
       serviceDocsRoutes({
         baseUrl: config.publicBaseUrl,
         docsUrl: config.docsUrl,
         errorTypeBase: config.errorTypeBase,
         realm: config.identity.realm,
       }),
+      healthRoutes(),
       ...identity.routers,
       orderCommandRoutes({
         handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),

@@ -107,7 +107,7 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
   router.patch(
     '/webhooks/:subscriptionId',
     ...admin('changeWebhook'),
-    acceptBody('json'),
+    acceptBody('merge-patch', 'json'),
     async (request, response) => {
       const subscriptionId = subscriptionIdParam(request);
       const { url, ...changes } = parseInput(changeWebhookBody, request.body ?? {});

@@ -23,7 +23,10 @@ const description = z
 /** POST /webhooks. */
 export const registerWebhookBody = z.strictObject({ url, events, description: description.optional() });
 
-/** PATCH /webhooks/{id}: any of the fields; absent ones stay as they are. */
+/**
+ * PATCH /webhooks/{id}, a JSON merge patch (RFC 7396): any of the fields; absent ones stay as they are,
+ * `description: null` removes the description. The other fields cannot be removed: null is refused there.
+ */
 export const changeWebhookBody = z
   .strictObject({
     url: url.optional(),

@@ -148,16 +148,17 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
     logger,
     trustProxy: config.identity.trustProxy,
-    // The catalogue first: it carries the hottest, public traffic.
     routers: [
-      catalogRouter,
-      healthRoutes(),
+      // First: OPTIONS and 405 for every documented path, before any router answers them its own way;
+      // then the catalogue, which carries the hottest, public traffic.
       serviceDocsRoutes({
         baseUrl: config.publicBaseUrl,
         docsUrl: config.docsUrl,
         errorTypeBase: config.errorTypeBase,
         realm: config.identity.realm,
       }),
+      catalogRouter,
+      healthRoutes(),
       ...identity.routers,
       orderCommandRoutes({
         handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),

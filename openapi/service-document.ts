@@ -1,7 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerOperation } from '../infrastructure/http/openapi/api-operation.ts';
 import { allowedMethods } from '../infrastructure/http/openapi/allowed-methods.ts';
-import { apiDocsRoutes } from '../infrastructure/http/openapi/docs-routes.ts';
+import { createRouter } from '../infrastructure/http/router.ts';
+import { apiDocsAssetPaths, apiDocsRoutes } from '../infrastructure/http/openapi/docs-routes.ts';
 import { authOperations } from './auth-operations.ts';
 import { problemBodies } from './common-schemas.ts';
 import { operationsEndpoints } from './operations-endpoints.ts';
@@ -92,10 +93,12 @@ export const createServiceDocument = ({
 };
 
 /**
- * GET /openapi.json and GET /docs for the service's document, and the answers it gives for a documented
- * path asked with a method it does not have (405 with Allow; OPTIONS).
+ * The answers the service gives for a path asked with a method it does not have (405 with Allow) and for
+ * OPTIONS (204 with Allow), then GET /openapi.json and GET /docs: mounted first, before the routers.
  */
 export const serviceDocsRoutes = (settings: DocumentSettings) => {
   const document = createServiceDocument(settings);
-  return apiDocsRoutes(document).use(allowedMethods({ paths: document.paths ?? {} }));
+  const router = createRouter();
+  router.use(allowedMethods({ paths: document.paths ?? {} }, apiDocsAssetPaths));
+  return router.use(apiDocsRoutes(document));
 };

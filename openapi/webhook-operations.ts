@@ -122,7 +122,7 @@ export const webhookOperations: ApiOperation[] = [
     summary: 'Change a subscription’s url, events, description or active flag',
     access: accessDescription('changeWebhook'),
     params: subscriptionPath,
-    body: { schema: changeWebhookBody },
+    body: { schema: changeWebhookBody, media: ['merge-patch', 'json'] },
     responses: {
       200: {
         description:

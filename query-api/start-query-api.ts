@@ -90,17 +90,18 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     logger,
     trustProxy: config.identity.trustProxy,
     routers: [
-      catalogRoutes({
-        store: catalog,
-        representations: createCatalogRepresentations({ store: catalog, ...config.catalog }),
-      }),
-      healthRoutes(),
+      // First: OPTIONS and 405 for every documented path, before any router answers them its own way.
       serviceDocsRoutes({
         baseUrl: config.publicBaseUrl,
         docsUrl: config.docsUrl,
         errorTypeBase: config.errorTypeBase,
         realm: config.identity.realm,
       }),
+      catalogRoutes({
+        store: catalog,
+        representations: createCatalogRepresentations({ store: catalog, ...config.catalog }),
+      }),
+      healthRoutes(),
       ...identity.routers,
       orderQueryRoutes({
         readModel: await createMongoOrderReadModel(db),

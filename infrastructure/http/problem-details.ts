@@ -155,6 +155,9 @@ export const errorHandler =
       headers['WWW-Authenticate'] = apiError.invalidToken
         ? `Bearer realm="${realm}", error="invalid_token"`
         : `Bearer realm="${realm}"`;
+    } else if (apiError.kind === 'forbidden') {
+      // RFC 6750, section 3.1: the token is good, but does not carry the rights this request needs.
+      headers['WWW-Authenticate'] = `Bearer realm="${realm}", error="insufficient_scope"`;
     }
     sendProblem(
       response,

@@ -31,7 +31,10 @@ export const problemKinds = {
   'precondition-failed': {
     status: 412,
     title: 'Precondition Failed',
-    description: 'The If-Match ETag is stale: the resource changed since you read it. Read it again.',
+    description:
+      'A precondition of the request does not hold: If-Match names a version the resource no longer has, ' +
+      'it changed after If-Unmodified-Since, or If-None-Match asked that it should not exist (or not in ' +
+      'this version). Nothing was done. Read it again, then retry.',
   },
   'method-not-allowed': {
     status: 405,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { ApiError } from './api-error.ts';
 
 /**
  * A response body as sent, with its validators: serialized once, hashed once, and reusable for as long as
@@ -82,6 +83,40 @@ export const ifMatchHolds = (header: string, currentEtag: string): boolean => {
 };
 
 /**
+ * RFC 9110, section 13.2.2, steps 1 and 2, for any method: If-Match when present, else If-Unmodified-Since
+ * (against Last-Modified; ignored when either is absent or the date is not an HTTP-date). False: 412.
+ */
+export const preconditionsHold = (
+  request: Request,
+  representation: Pick<Representation, 'etag' | 'lastModified'>,
+): boolean => {
+  const ifMatch = request.get('If-Match');
+  if (ifMatch !== undefined) return ifMatchHolds(ifMatch, representation.etag);
+  const ifUnmodifiedSince = request.get('If-Unmodified-Since');
+  if (ifUnmodifiedSince === undefined || representation.lastModified === undefined) return true;
+  const since = parseHttpDate(ifUnmodifiedSince);
+  return since === undefined || Date.parse(representation.lastModified) <= since;
+};
+
+/**
+ * RFC 9110, section 13.1.2, for a method that changes state: If-None-Match `*` fails on any existing
+ * resource, a list fails when one of its tags matches (weak comparison). False: 412.
+ */
+export const noneMatchHolds = (request: Request, currentEtag: string): boolean => {
+  const ifNoneMatch = request.get('If-None-Match');
+  if (ifNoneMatch === undefined) return true;
+  const tags = parseTagList(ifNoneMatch);
+  if (tags === '*') return false;
+  return tags === undefined || !tags.includes(currentEtag.replace(/^W\//, ''));
+};
+
+export const preconditionFailed = (detail: string): ApiError => new ApiError('precondition-failed', detail);
+
+/** Last-Modified is never later than the response's Date (RFC 9110, section 8.8.2.1). */
+const notAfterNow = (lastModified: string): string =>
+  Date.parse(lastModified) > Date.now() ? new Date().toUTCString() : lastModified;
+
+/**
  * RFC 9110, section 13.2.2, for GET and HEAD with a 2xx answer: If-None-Match first, with weak comparison;
  * If-Modified-Since only when If-None-Match is absent, and only when valid. True: answer 304.
  */
@@ -102,17 +137,21 @@ export const notModified = (
 };
 
 /**
- * Sends a representation for GET or HEAD: validators and caching headers always, 304 without a body when
- * the request's preconditions say the client's copy is current, the body otherwise (none for HEAD).
+ * Sends a representation for GET or HEAD: 412 when If-Match or If-Unmodified-Since fails; validators and
+ * caching headers always, 304 without a body when the request's preconditions say the client's copy is
+ * current, the body otherwise (none for HEAD).
  */
 export const sendRepresentation = (
   request: Request,
   response: Response,
   representation: Representation,
 ): void => {
+  if (!preconditionsHold(request, representation)) {
+    throw preconditionFailed('The resource does not match your If-Match or If-Unmodified-Since.');
+  }
   response.setHeader('ETag', representation.etag);
   if (representation.lastModified !== undefined)
-    response.setHeader('Last-Modified', representation.lastModified);
+    response.setHeader('Last-Modified', notAfterNow(representation.lastModified));
   if (representation.cacheControl !== undefined)
     response.setHeader('Cache-Control', representation.cacheControl);
   if (notModified(request, representation)) {

@@ -216,13 +216,26 @@ describe('payments', () => {
     });
     expect(response.status).toBe(409);
     expect(await problemOf(response)).toMatchObject({
+      detail: 'You cannot record a payment for a cancelled order.',
       currentStatus: 'cancelled',
       attemptedAction: 'record-payment',
     });
   });
+
+  it.each([
+    ['ship', [], 'You cannot ship a pending order.'],
+    ['confirm', ['confirm', 'ship'], 'You cannot confirm a shipped order.'],
+    ['cancel', ['confirm', 'ship', 'deliver'], 'You cannot cancel a delivered order.'],
+    ['deliver', ['cancel'], 'You cannot deliver a cancelled order.'],
+  ])('says in a sentence why it refuses to %s (409)', async (action, before, sentence) => {
+    const orderId = await orderIn(...before);
+    const response = await staff.post(`/orders/${orderId}/${action}`);
+    expect(response.status).toBe(409);
+    expect((await problemOf(response)).detail).toBe(sentence);
+  });
 });
 
-describe('If-Match on transitions', () => {
+describe('preconditions on transitions (If-Match, If-Unmodified-Since, If-None-Match)', () => {
   it('applies the command when the ETag is current, and answers 412 with nothing appended when stale', async () => {
     const { order, etag } = await customer.placeOrder();
     const confirmed = await staff.post(`/orders/${order.id}/confirm`, undefined, { 'If-Match': etag });
@@ -243,6 +256,47 @@ describe('If-Match on transitions', () => {
     expect((await staff.post(`/orders/${order.id}/deliver`, undefined, { 'If-Match': '*' })).status).toBe(
       200,
     );
+  });
+
+  it('If-Unmodified-Since, when If-Match is absent: 412 once the order changed after that date', async () => {
+    const { order } = await customer.placeOrder();
+    const placedAt = Date.parse(order.updatedAt);
+    const before = new Date(placedAt - 2000).toUTCString();
+    const after = new Date(placedAt + 2000).toUTCString();
+    const refused = await staff.post(`/orders/${order.id}/confirm`, undefined, {
+      'If-Unmodified-Since': before,
+    });
+    expect(refused.status).toBe(412);
+    expect(await eventTypes(order.id)).toEqual(['OrderPlaced']);
+    // Ignored when If-Match is present (RFC 9110, 13.2.2), and when it is not a date.
+    expect(
+      (await staff.post(`/orders/${order.id}/confirm`, undefined, { 'If-Unmodified-Since': 'yesterday' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await staff.post(`/orders/${order.id}/ship`, undefined, {
+          'If-Match': '*',
+          'If-Unmodified-Since': before,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await staff.post(`/orders/${order.id}/deliver`, undefined, { 'If-Unmodified-Since': after })).status,
+    ).toBe(200);
+  });
+
+  it('If-None-Match: * on an existing order answers 412; a list with its current ETag too', async () => {
+    const { order, etag } = await customer.placeOrder();
+    expect(
+      (await staff.post(`/orders/${order.id}/confirm`, undefined, { 'If-None-Match': '*' })).status,
+    ).toBe(412);
+    expect(
+      (await staff.post(`/orders/${order.id}/confirm`, undefined, { 'If-None-Match': etag })).status,
+    ).toBe(412);
+    expect(await eventTypes(order.id)).toEqual(['OrderPlaced']);
+    const other = await staff.post(`/orders/${order.id}/confirm`, undefined, { 'If-None-Match': '"other"' });
+    expect(other.status).toBe(200);
   });
 
   it('answers 404, not 412, for an order that does not exist', async () => {

@@ -67,6 +67,21 @@ describe('GET /orders/{id}', () => {
     expect((await alice.get('/orders/not-an-id')).status).toBe(404);
   });
 
+  it('answers 412 to If-Match or If-Unmodified-Since that does not hold, 200 to one that does', async () => {
+    const path = `/orders/${aliceOrders[0]!.id}`;
+    const current = await alice.get(path);
+    const etag = current.headers.get('etag')!;
+    const lastModified = current.headers.get('last-modified')!;
+    const stale = await alice.get(path, { 'If-Match': '"not-this-one"' });
+    expect(stale.status).toBe(412);
+    expect((await problemOf(stale)).type).toBe('https://orders.example/problems/precondition-failed');
+    expect((await alice.get(path, { 'If-Match': etag })).status).toBe(200);
+    expect((await alice.get(path, { 'If-Match': '*' })).status).toBe(200);
+    const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    expect((await alice.get(path, { 'If-Unmodified-Since': earlier })).status).toBe(412);
+    expect((await alice.get(path, { 'If-Unmodified-Since': lastModified })).status).toBe(200);
+  });
+
   it('answers 304 to If-None-Match with the current ETag, repeating the validators', async () => {
     const first = await alice.get(`/orders/${aliceOrders[1]!.id}`, { 'Consistency-Token': lastToken });
     const etag = first.headers.get('etag')!;
@@ -289,6 +304,26 @@ describe('read your writes: Consistency-Token', () => {
       const { order, consistencyToken } = await bob.placeOrder();
       const read = await bob.get(`/orders/${order.id}`, { 'Consistency-Token': consistencyToken });
       expect(read.status).toBe(200);
+    }
+  });
+});
+
+describe('Last-Modified and Date', () => {
+  it('never sends a Last-Modified later than its Date, even when the order was stamped ahead of it', async () => {
+    const ahead = await startTestService();
+    try {
+      // The business clock of this service may run ahead of the wall clock that stamps Date.
+      await ahead.clock.advance(Date.now() - ahead.clock.now().getTime() + 120_000);
+      const customer = await orderActor(ahead, ['customer']);
+      const { order, consistencyToken } = await customer.placeOrder();
+      const response = await customer.get(`/orders/${order.id}`, { 'Consistency-Token': consistencyToken });
+      expect(response.status).toBe(200);
+      expect(Date.parse(order.updatedAt)).toBeGreaterThan(Date.parse(response.headers.get('date')!));
+      expect(Date.parse(response.headers.get('last-modified')!)).toBeLessThanOrEqual(
+        Date.parse(response.headers.get('date')!),
+      );
+    } finally {
+      await ahead.stop();
     }
   });
 });

@@ -56,6 +56,8 @@ export const createContractChecker = (document: Document) => {
     const method = observed.method === 'HEAD' ? 'get' : observed.method.toLowerCase();
     const contentType = (observed.headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (observed.method === 'OPTIONS') {
+      const documented = templates.some(({ regex }) => regex.test(path));
+      if (!documented && observed.status === 404 && contentType === 'application/problem+json') return [];
       return observed.status === 204 && observed.headers.has('allow')
         ? []
         : [`OPTIONS ${path} answered ${observed.status} without Allow`];

@@ -7,17 +7,27 @@ const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 export const templateRegex = (template: string) =>
   new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
+const firstSegment = (path: string) => path.slice(1, (path.indexOf('/', 1) + 1 || path.length + 1) - 1);
+
 /**
  * Answers by the document for a documented path: OPTIONS with the methods it has (204, Allow), any method
  * it does not have with 405 and Allow (RFC 9110, section 15.5.6) instead of a 404 that would say the
- * resource does not exist. Documented methods pass on to the routes.
+ * resource does not exist. Documented methods pass on to the routes. Mounted before every router, so that
+ * no router's own OPTIONS answer comes first; resources are indexed by their first path segment, so that a
+ * request compares its path with a few templates only. `alsoServed` are paths served with GET that the
+ * document leaves out (the reference page's assets).
  */
-export const allowedMethods = (document: { paths: Record<string, object> }): RequestHandler => {
-  const resources = Object.entries(document.paths)
+export const allowedMethods = (
+  document: { paths: Record<string, object> },
+  alsoServed: readonly string[] = [],
+): RequestHandler => {
+  const served = Object.fromEntries(alsoServed.map((path) => [path, { get: {} }]));
+  const resources = Object.entries({ ...document.paths, ...served })
     .map(([template, operations]) => {
       const documented = Object.keys(operations).filter((key) => methods.includes(key));
       const allow = [...documented, ...(documented.includes('get') ? ['head'] : []), 'options'];
       return {
+        template,
         regex: templateRegex(template),
         literal: !template.includes('{'),
         allowed: new Set(allow.map((method) => method.toUpperCase())),
@@ -26,9 +36,15 @@ export const allowedMethods = (document: { paths: Record<string, object> }): Req
     })
     // A literal path (/users/me) before a template that would also match it.
     .sort((a, b) => Number(b.literal) - Number(a.literal));
+  const bySegment = new Map<string, typeof resources>();
+  for (const resource of resources) {
+    const segment = firstSegment(resource.template);
+    bySegment.set(segment, [...(bySegment.get(segment) ?? []), resource]);
+  }
 
   return (request, response, next) => {
-    const resource = resources.find(({ regex }) => regex.test(request.path));
+    const candidates = bySegment.get(firstSegment(request.path));
+    const resource = candidates?.find(({ regex }) => regex.test(request.path));
     if (!resource || (resource.allowed.has(request.method) && request.method !== 'OPTIONS')) return next();
     if (request.method === 'OPTIONS') {
       response.set({ Allow: resource.header, 'Cache-Control': 'no-store' }).status(204).end();

@@ -29,13 +29,17 @@ const responseHeaders = {
       'Log position of the last event this command appended. Send it back as a request header on a query to read your own write: the query waits (bounded) until the read models have reached it.',
     schema: { type: 'string', pattern: '^\\d+$' },
   },
+  'Accept-Patch': {
+    description: 'The media types PATCH takes here (RFC 5789, section 3.1).',
+    schema: { type: 'string' },
+  },
   'Retry-After': {
     description: 'Seconds to wait before retrying.',
     schema: { type: 'string', pattern: '^\\d+$' },
   },
   'WWW-Authenticate': {
     description:
-      'The bearer challenge: `Bearer realm="<realm>", error="invalid_token"` (no error attribute when no credentials were sent).',
+      'The bearer challenge: on 401 `Bearer realm="<realm>", error="invalid_token"` (no error attribute when no credentials were sent); on 403 `Bearer realm="<realm>", error="insufficient_scope"`.',
     schema: { type: 'string', pattern: '^Bearer realm=' },
   },
 } satisfies Record<string, { description: string; schema: HeaderSchema }>;
@@ -70,7 +74,7 @@ export type ApiOperation = {
   params?: z.ZodObject;
   query?: z.ZodObject;
   headers?: z.ZodObject;
-  body?: { schema: z.ZodType; media?: ('json' | 'form')[]; required?: boolean };
+  body?: { schema: z.ZodType; media?: (keyof typeof mediaTypes)[]; required?: boolean };
   responses: Record<number, ApiResponse>;
   /** Problems the operation answers beyond those every operation of its kind may (see problemsOf). */
   problems?: Partial<Record<ProblemKind, ProblemCase>>;
@@ -83,7 +87,11 @@ export type ProblemBodies = {
   validation: z.ZodType;
 };
 
-const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+const mediaTypes = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  'merge-patch': 'application/merge-patch+json',
+} as const;
 
 /** The problems every operation of this kind may answer, beside the ones it lists. */
 const problemsOf = (operation: ApiOperation): Partial<Record<ProblemKind, ProblemCase>> => {
@@ -105,6 +113,12 @@ const problemsOf = (operation: ApiOperation): Partial<Record<ProblemKind, Proble
             'The body did not arrive whole within HTTP_BODY_TIMEOUT_MS (10 s by default); the connection is closed.',
           'payload-too-large': 'The body exceeds 100 kB.',
           'unsupported-media-type': `The body is not ${(operation.body.media ?? ['json']).map((m) => mediaTypes[m]).join(' or ')}.`,
+        }
+      : {}),
+    ...(operation.method === 'get'
+      ? {
+          'precondition-failed':
+            'If-Match names another version, or the resource changed after If-Unmodified-Since.',
         }
       : {}),
     ...(operation.access
@@ -143,8 +157,12 @@ const headersObject = (headers: Partial<Record<ResponseHeader, true | string>>) 
     }),
   );
 
-const problemHeaders = (status: number): Partial<Record<ResponseHeader, true | string>> => ({
-  ...(status === 401 ? { 'WWW-Authenticate': true } : {}),
+const problemHeaders = (
+  status: number,
+  method: ApiOperation['method'],
+): Partial<Record<ResponseHeader, true | string>> => ({
+  ...(status === 415 && method === 'patch' ? { 'Accept-Patch': true } : {}),
+  ...(status === 401 || status === 403 ? { 'WWW-Authenticate': true } : {}),
   ...(status === 429 || status === 503 ? { 'Retry-After': true } : {}),
   ...(status >= 500 ? { 'Cache-Control': 'no-store' } : {}),
 });
@@ -154,6 +172,7 @@ const problemResponses = (
   cases: Partial<Record<ProblemKind, ProblemCase>>,
   bodies: ProblemBodies,
   errorTypeBase: string,
+  method: ApiOperation['method'],
 ): Record<number, ResponseConfig> => {
   const byStatus = new Map<number, { lines: string[]; body: z.ZodType }>();
   for (const [kind, problemCase] of Object.entries(cases) as [ProblemKind, ProblemCase][]) {
@@ -172,7 +191,7 @@ const problemResponses = (
       status,
       {
         description: lines.join('\n\n'),
-        headers: headersObject(problemHeaders(status)),
+        headers: headersObject(problemHeaders(status, method)),
         content: { 'application/problem+json': { schema: body } },
       },
     ]),
@@ -223,7 +242,7 @@ export const registerOperation = (
       ...Object.fromEntries(
         Object.entries(operation.responses).map(([status, response]) => [status, successResponse(response)]),
       ),
-      ...problemResponses(problemsOf(operation), problems, errorTypeBase),
+      ...problemResponses(problemsOf(operation), problems, errorTypeBase, operation.method),
     },
   });
 };

@@ -37,6 +37,9 @@ const startScript = `window.ui = SwaggerUIBundle({
 });
 `;
 
+/** What the reference page loads besides itself: served with GET, left out of the document. */
+export const apiDocsAssetPaths = ['/docs/start.js', '/docs/assets/{file}'];
+
 /**
  * GET /openapi.json (the document) and GET /docs (an interactive reference, Swagger UI, served from its npm
  * package). The document may be fetched by anyone: it describes the public interface and holds no secret.

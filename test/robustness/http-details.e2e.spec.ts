@@ -1,0 +1,130 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemOf } from '../support/http.ts';
+import { orderActor, type OrderActor } from '../support/orders.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+import { webhookAdmin } from '../support/webhooks.ts';
+
+/** HTTP details a careful client notices (RFC 9110, 6750, 5789). */
+describe('HTTP details', () => {
+  let service: TestService;
+  let customer: OrderActor;
+  let orderId: string;
+
+  beforeAll(async () => {
+    service = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    customer = await orderActor(service, ['customer']);
+    orderId = (await customer.placeOrder()).order.id;
+  });
+  afterAll(() => service.stop());
+
+  describe('OPTIONS answers 204 with the same Allow as the path’s 405, on every path', () => {
+    const paths = () => [
+      '/products',
+      '/products/1001',
+      '/categories',
+      '/search',
+      '/orders',
+      `/orders/${orderId}`,
+      `/orders/${orderId}/ship`,
+      '/users/me/sessions',
+      '/auth/token',
+      '/health',
+      '/openapi.json',
+      '/docs/start.js',
+    ];
+
+    it('for each, with OPTIONS in Allow and nothing cached', async () => {
+      for (const path of paths()) {
+        const options = await fetch(`${service.url}${path}`, { method: 'OPTIONS' });
+        expect(options.status, path).toBe(204);
+        const allow = options.headers.get('allow')!;
+        expect(allow.split(', '), path).toContain('OPTIONS');
+        expect(options.headers.get('cache-control'), path).toBe('no-store');
+        const refused = await fetch(`${service.url}${path}`, { method: 'PUT' });
+        expect(refused.status, path).toBe(405);
+        expect(refused.headers.get('allow'), path).toBe(allow);
+      }
+    });
+
+    it('a path that serves nothing answers 404 to OPTIONS too', async () => {
+      const response = await fetch(`${service.url}/nothing-here`, { method: 'OPTIONS' });
+      expect(response.status).toBe(404);
+      await problemOf(response);
+    });
+  });
+
+  it('a 403 carries WWW-Authenticate with error="insufficient_scope" (RFC 6750, 3.1)', async () => {
+    const response = await customer.get('/audit/events');
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="order-service", error="insufficient_scope"',
+    );
+  });
+
+  describe('PATCH /webhooks/{id}', () => {
+    it('takes a JSON merge patch (RFC 7396): null removes the description, absent fields stay', async () => {
+      const admin = await webhookAdmin(service);
+      const { id } = await admin.register('http://127.0.0.1:9/hooks', ['order.created']);
+      const patch = (body: unknown, contentType: string) =>
+        fetch(`${service.url}/webhooks/${id}`, {
+          method: 'PATCH',
+          headers: { ...admin.auth, 'Content-Type': contentType },
+          body: JSON.stringify(body),
+        });
+      const described = await patch({ description: 'ERP' }, 'application/merge-patch+json');
+      expect(described.status).toBe(200);
+      expect(await described.json()).toMatchObject({ description: 'ERP', events: ['order.created'] });
+      const removed = await patch({ description: null }, 'application/merge-patch+json');
+      expect(await removed.json()).toMatchObject({ description: null, events: ['order.created'] });
+      expect((await patch({ active: false }, 'application/json')).status).toBe(200);
+    });
+
+    it('answers 415 with Accept-Patch for another media type', async () => {
+      const admin = await webhookAdmin(service);
+      const { id } = await admin.register('http://127.0.0.1:9/hooks', ['order.created']);
+      const response = await fetch(`${service.url}/webhooks/${id}`, {
+        method: 'PATCH',
+        headers: { ...admin.auth, 'Content-Type': 'text/plain' },
+        body: 'description=ERP',
+      });
+      expect(response.status).toBe(415);
+      expect(response.headers.get('accept-patch')).toBe('application/merge-patch+json, application/json');
+    });
+  });
+
+  it('an idempotent replay sends its header names as the first answer did', async () => {
+    const addressId = await customer.addAddress();
+    const body = JSON.stringify({
+      items: [{ productId: '1001', quantity: 1 }],
+      shippingAddressId: addressId,
+    });
+    const rawNames = () =>
+      new Promise<{ status: number; names: string[] }>((resolve, reject) => {
+        const outgoing = httpRequest(`${service.url}/orders`, {
+          method: 'POST',
+          headers: {
+            ...customer.auth,
+            'Content-Type': 'application/json',
+            'Idempotency-Key': 'replay-names',
+          },
+        });
+        outgoing.on('response', (incoming) => {
+          incoming.resume();
+          const names = incoming.rawHeaders.filter((_, index) => index % 2 === 0);
+          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, names }));
+        });
+        outgoing.on('error', reject);
+        outgoing.end(body);
+      });
+    const first = await rawNames();
+    const replay = await rawNames();
+    expect([first.status, replay.status]).toEqual([201, 201]);
+    const kept = ['Location', 'ETag', 'Last-Modified', 'Consistency-Token'];
+    for (const name of kept) {
+      expect(first.names, name).toContain(name);
+      expect(replay.names, name).toContain(name);
+    }
+    expect(replay.names).toContain('Idempotent-Replayed');
+  });
+});
