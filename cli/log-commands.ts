@@ -33,7 +33,9 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
       throw new UsageError('--after takes a log position (a whole number)');
     }
     const target =
-      values.output === undefined ? process.stdout : createWriteStream(values.output, { flags: 'wx' });
+      values.output === undefined
+        ? process.stdout
+        : createWriteStream(values.output, { flags: 'wx', mode: 0o600 });
     const result = await exportEvents(
       await context.stores.events(),
       {

@@ -7,11 +7,12 @@ import { moneyFromDecimal } from '../domain/money.ts';
 import type { Order, OrderCommand } from '../domain/order/order.ts';
 import { authenticate, authorize, mayActOn, principalOf } from '../identity/authenticate.ts';
 import type { Authenticator } from '../identity/authenticator.ts';
+import { scopeOf } from '../identity/permissions.ts';
 import type { UserStore } from '../identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventMetadata } from '../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
-import { notFound } from '../infrastructure/http/api-error.ts';
+import { forbidden, notFound } from '../infrastructure/http/api-error.ts';
 import {
   noneMatchHolds,
   preconditionFailed,
@@ -82,12 +83,17 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
   };
 
   /**
-   * An order beyond the caller's reach for this operation (another customer's, for a customer) is not
-   * found; then the request's preconditions (RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since,
+   * An order beyond the caller's reach for this operation is not found (another customer's, for a
+   * customer), or forbidden (for a caller who may read it, such as a customer who is also an auditor); then the request's preconditions (RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since,
    * then If-None-Match), checked before anything is decided.
    */
   const preconditionOf = (request: Request, response: Response) => (state: Order) => {
-    if (state.status === 'none' || !mayActOn(response, state.customerId)) throw notFound(noSuchOrder);
+    if (state.status === 'none') throw notFound(noSuchOrder);
+    if (!mayActOn(response, state.customerId)) {
+      // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
+      if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
+      throw forbidden('You may read this order, but not do this to it: it is not yours.');
+    }
     const current = orderRepresentation(state);
     if (!preconditionsHold(request, current)) {
       throw preconditionFailed(

@@ -19,8 +19,13 @@ export const authenticate =
       throw new UnauthorizedError('This operation needs a bearer token.', { invalidToken: false });
     }
     const token = bearer.exec(header)?.[1];
-    if (!token)
-      throw new UnauthorizedError('The Authorization header is not a bearer token.', { invalidToken: true });
+    if (!token) {
+      // Another scheme (Basic, say) is no bearer credential at all: RFC 6750, 3.1, leaves the error out.
+      const anotherScheme = !/^Bearer(\s|$)/i.test(header.trim());
+      throw new UnauthorizedError('The Authorization header is not a bearer token.', {
+        invalidToken: !anotherScheme,
+      });
+    }
     response.locals['principal'] = await authenticator.principalFor(token);
     next();
   };

@@ -8,6 +8,7 @@ import { identityRoutes } from './identity-routes.ts';
 import { createLoginRateLimiter } from './login-rate-limiter.ts';
 import type { RefreshTokenStore } from './refresh-tokens.ts';
 import { loadOrCreateSigningKey, signingKeyFromPem, type SigningKey } from './signing-keys.ts';
+import { createPasswordChecks, defaultPasswordCheckLimits } from './password-checks.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { createSessions } from './sessions.ts';
 import { createTokenService } from './token-service.ts';
@@ -60,7 +61,12 @@ export const createIdentityModule = ({
   return {
     authenticator,
     routers: [
-      identityRoutes({ tokens, limiter, signingKey }),
+      identityRoutes({
+        tokens,
+        limiter,
+        passwordChecks: createPasswordChecks(defaultPasswordCheckLimits),
+        signingKey,
+      }),
       userRoutes({ users, authenticator, clock }),
       sessionRoutes({ sessions, authenticator }),
     ],

@@ -5,6 +5,7 @@ import { acceptBody } from '../infrastructure/http/accept-body.ts';
 import { jsonRepresentation, sendRepresentation } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
 import type { LoginRateLimiter } from './login-rate-limiter.ts';
+import type { PasswordChecks } from './password-checks.ts';
 import { publicJwk, type SigningKey } from './signing-keys.ts';
 import type { TokenClient, TokenResponse, TokenService } from './token-service.ts';
 
@@ -39,10 +40,12 @@ const sendTokens = (response: Response, tokens: TokenResponse) => {
 export const identityRoutes = ({
   tokens,
   limiter,
+  passwordChecks,
   signingKey,
 }: {
   tokens: TokenService;
   limiter: LoginRateLimiter;
+  passwordChecks: PasswordChecks;
   signingKey: SigningKey;
 }): Router => {
   const router = createRouter();
@@ -52,7 +55,10 @@ export const identityRoutes = ({
     await limiter.address(client);
     const { username, password } = parseInput(passwordGrant, request.body);
     await limiter.username(username, client);
-    sendTokens(response, await tokens.passwordGrant(username, password, clientOf(request)));
+    const granted = await passwordChecks.run(client, () =>
+      tokens.passwordGrant(username, password, clientOf(request)),
+    );
+    sendTokens(response, granted);
   });
 
   router.post('/auth/token/refresh', acceptBody('json', 'form'), async (request, response) => {

@@ -14,7 +14,7 @@ const position = z
   .regex(/^\d{1,40}$/, 'must be a log position, as in a position member')
   .transform(BigInt);
 
-export const auditQuery = z.object({
+export const auditQuery = z.strictObject({
   after: position.optional(),
   before: position.optional(),
   limit: z

@@ -19,7 +19,7 @@ import { cursorLinks, decodeCursor, encodeCursor } from './order-cursor.ts';
 import { paginationQuery } from './pagination.ts';
 import { readYourWrites } from './read-your-writes.ts';
 
-export const listingQuery = z.object({
+export const listingQuery = z.strictObject({
   ...paginationQuery,
   status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
 });

@@ -30,7 +30,7 @@ export type WebhookQueryDeps = {
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
 const subscriptionIdParam = (request: Request) => uuidParam(request, 'subscriptionId', noSuchSubscription);
-export const deliveriesQuery = z.object(paginationQuery);
+export const deliveriesQuery = z.strictObject(paginationQuery);
 
 /** Admin configuration: kept by the admin's browser only, revalidated on each use. */
 const adminOnly = { 'Cache-Control': 'private, no-cache' };

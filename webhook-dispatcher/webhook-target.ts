@@ -55,6 +55,7 @@ export const parseWebhookUrl = (url: string): URL => {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new WebhookTargetRefusedError(`${parsed.protocol} URLs are not supported: use http or https`);
   }
+  if (parsed.port === '0') throw new WebhookTargetRefusedError('port 0 cannot be connected to');
   if (parsed.username !== '' || parsed.password !== '') {
     throw new WebhookTargetRefusedError(
       'the URL must not contain a user name or password: webhooks are authenticated by their signature',

@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { InvariantViolationError, type FieldViolation } from '../errors.ts';
-import { addMoney, multiplyMoney, zeroMoney, type Money } from '../money.ts';
+import { addMoney, minorUnitDigits, moneyToDecimal, multiplyMoney, zeroMoney, type Money } from '../money.ts';
 import { InvalidStateTransitionError, OrderAlreadyExistsError, OrderNotFoundError } from './order-errors.ts';
 import type {
   Order,
@@ -156,6 +156,19 @@ const recordPayment = (command: RecordPayment, order: PlacedOrder): OrderEvent =
   }
   if (order.payments.some((payment) => payment.paymentId === command.data.paymentId)) {
     violations.push({ field: 'paymentId', message: 'payment already recorded' });
+  }
+  const outstanding = order.total.amountMinor - amountPaid(order).amountMinor;
+  if (amount.currency === order.total.currency && amount.amountMinor > outstanding) {
+    const due = moneyToDecimal({ amountMinor: outstanding, currency: amount.currency }).toFixed(
+      minorUnitDigits(amount.currency),
+    );
+    violations.push({
+      field: 'amount.amount',
+      message:
+        outstanding > 0
+          ? `must be at most what is outstanding: ${due} ${amount.currency}`
+          : 'the order is paid in full',
+    });
   }
   if (violations.length > 0) throw new InvariantViolationError(violations);
   return { type: 'PaymentReceived', data: command.data };

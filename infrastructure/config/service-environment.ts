@@ -64,8 +64,8 @@ export const loadSheddingEnvironment = {
     .max(600_000)
     .default(10_000)
     .describe(
-      'A request body must arrive whole within this many ms of its headers; beyond, the request is ' +
-        'answered 408 and its connection closed.',
+      'A request body must arrive whole within this many ms of its headers (408 beyond, and the connection ' +
+        'closed), and a connection must send its request headers within as long (closed beyond).',
     ),
   HTTP_MAX_EVENT_LOOP_DELAY_MS: z.coerce
     .number()
@@ -87,6 +87,16 @@ export const loadSheddingEnvironment = {
       'Open client connections at most; further ones are closed at once, unanswered (a last resort for ' +
         'file descriptors and memory: load shedding answers 503 well before).',
     ),
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(256)
+    .describe(
+      'Open connections at most from one client address (the peer: behind a reverse proxy, raise it or ' +
+        'set 0 for no bound); further ones are closed at once, so that one host cannot hold every connection.',
+    ),
   HTTP_ACCEPT_SOCKETS: z.coerce
     .number()
     .int()
@@ -106,6 +116,7 @@ export const loadSheddingConfig = (env: {
   HTTP_BODY_TIMEOUT_MS: number;
   HTTP_MAX_EVENT_LOOP_DELAY_MS: number;
   HTTP_MAX_CONNECTIONS: number;
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: number;
   HTTP_ACCEPT_SOCKETS: number;
 }) => ({
   maxRequestsInFlight: env.HTTP_MAX_REQUESTS_IN_FLIGHT,
@@ -113,6 +124,10 @@ export const loadSheddingConfig = (env: {
   bodyTimeoutMs: env.HTTP_BODY_TIMEOUT_MS,
   maxEventLoopDelayMs: env.HTTP_MAX_EVENT_LOOP_DELAY_MS,
   maxConnections: env.HTTP_MAX_CONNECTIONS,
+  ...(env.HTTP_MAX_CONNECTIONS_PER_CLIENT > 0
+    ? { maxConnectionsPerClient: env.HTTP_MAX_CONNECTIONS_PER_CLIENT }
+    : {}),
+  headersTimeoutMs: env.HTTP_BODY_TIMEOUT_MS,
   acceptSockets: env.HTTP_ACCEPT_SOCKETS,
 });
 

@@ -15,7 +15,9 @@ const startsWithAny = (path: string, prefixes: readonly string[]) =>
  *  0. a 5xx is never stored by anyone: no-store;
  *  1. a method other than GET or HEAD: no-store;
  *  2. /auth/, /users/me, /orders: private, no-cache (over anything the handler chose);
- *  3. /products, /categories, /search: public, s-maxage=300 unless the handler chose its own Cache-Control.
+ *  3. /products, /categories, /search: public, s-maxage=300 unless the handler chose its own Cache-Control;
+ *  4. (ours) any other error without a Cache-Control of its own: no-store. An error on another path (a
+ *     404 on a path in other case, a 401 of an admin route) says nothing a cache should keep.
  */
 const applyCacheControlRules = (request: Request, response: Response): void => {
   const path = request.path;
@@ -27,6 +29,8 @@ const applyCacheControlRules = (request: Request, response: Response): void => {
     response.setHeader('Cache-Control', 'private, no-cache');
   } else if (startsWithAny(path, publicPaths) && !response.hasHeader('Cache-Control')) {
     response.setHeader('Cache-Control', 'public, s-maxage=300');
+  } else if (response.statusCode >= 400 && !response.hasHeader('Cache-Control')) {
+    response.setHeader('Cache-Control', 'no-store');
   }
 };
 

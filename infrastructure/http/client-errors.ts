@@ -23,6 +23,30 @@ const details: Partial<Record<ProblemKind, string>> = {
   'validation-failed': 'The request is not well-formed HTTP/1.1.',
 };
 
+/** A whole problem-details response as bytes for a socket, closing the connection. */
+export const rawProblem = (
+  errorTypeBase: string,
+  kind: ProblemKind,
+  detail: string,
+  headers: Record<string, string> = {},
+): string => {
+  // No instance: the request's path may be what could not be read.
+  const { instance: _unread, ...answer } = problem(errorTypeBase, kind, detail, '');
+  const body = JSON.stringify(answer);
+  return (
+    `HTTP/1.1 ${answer.status} ${answer.title}\r\n` +
+    'Content-Type: application/problem+json\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Cache-Control: no-store\r\n' +
+    'X-Content-Type-Options: nosniff\r\n' +
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+};
+
 /**
  * Node answers a request its parser cannot read (a malformed request line or header, a bad chunk, obsolete
  * header folding) with a bare status line. This answers it as every other error: problem details, with no
@@ -36,17 +60,5 @@ export const answerClientError =
       return;
     }
     const kind = kindOf(error.code);
-    // No instance: the request's path is what could not be read.
-    const { instance: _unread, ...answer } = problem(errorTypeBase, kind, details[kind]!, '');
-    const body = JSON.stringify(answer);
-    const { status, title } = answer;
-    socket.end(
-      `HTTP/1.1 ${status} ${title}\r\n` +
-        'Content-Type: application/problem+json\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Cache-Control: no-store\r\n' +
-        'X-Content-Type-Options: nosniff\r\n' +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+    socket.end(rawProblem(errorTypeBase, kind, details[kind]!));
   };

@@ -5,8 +5,8 @@ import { recordRequestDuration } from '../metrics/http-metrics.ts';
 import { afterResponse } from './after-response.ts';
 import { bodyDeadline } from './body-deadline.ts';
 import { closeConnectionsWithUnreadBodies } from './close-unread-bodies.ts';
-import { validationFailed } from './api-error.ts';
-import { maxJsonDepth, nestsDeeperThan } from './json-depth.ts';
+import { ApiError, validationFailed } from './api-error.ts';
+import { jsonBodyProblem, requireValidUtf8 } from './json-body-check.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { enforceCacheControlRules } from './cache-control.ts';
 import { metricsRoutes } from './metrics-routes.ts';
@@ -22,6 +22,7 @@ import { requestId } from './request-id.ts';
 import { logRequest } from './request-log.ts';
 import { securityHeaders } from './security-headers.ts';
 import { rejectUndecodableUrl } from './undecodable-url.ts';
+import { requireWellFormedRequest } from './well-formed-request.ts';
 
 export type HttpAppOptions = {
   problems: ProblemSettings;
@@ -44,24 +45,33 @@ export type HttpAppOptions = {
   bodyTimeoutMs?: number;
 };
 
-const tooDeep = () =>
-  validationFailed(
-    [{ field: 'body', message: `nests deeper than ${maxJsonDepth} levels` }],
-    'The request body is nested too deeply.',
-  );
-
 /**
  * JSON and form bodies up to 100 kB, in one layer that reads requests (GET, HEAD) pass straight through.
- * JSON nested deeper than any body of the API is refused here, before anything recursive meets it.
+ * JSON nested deeper than any body of the API, or not well-formed UTF-8 or Unicode, is refused here,
+ * before anything recursive meets it or anything stores it.
  */
+const maxBodyBytes = 100 * 1024;
+
 const bodyParsers = (): RequestHandler => {
-  const json = express.json({ limit: '100kb', type: ['application/json', 'application/*+json'] });
-  const form = express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 100 });
+  const json = express.json({
+    limit: maxBodyBytes,
+    type: ['application/json', 'application/*+json'],
+    verify: requireValidUtf8,
+  });
+  const form = express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 });
   return (request, response, next) => {
     if (request.method === 'GET' || request.method === 'HEAD') return next();
+    // At once, with the connection closed: body-parser would read the whole declared body first.
+    if (Number(request.headers['content-length'] ?? 0) > maxBodyBytes) {
+      return next(new ApiError('payload-too-large', 'The request body exceeds 100 kB.'));
+    }
     json(request, response, (error?: unknown) => {
       if (error) return next(error);
-      if (nestsDeeperThan(request.body)) return next(tooDeep());
+      const problem = jsonBodyProblem(request.body);
+      if (problem)
+        return next(
+          validationFailed([{ field: 'body', message: problem }], 'The request body is malformed.'),
+        );
       form(request, response, next);
     });
   };
@@ -99,6 +109,7 @@ export const createHttpApp = ({
   app.use(requestId);
   app.use(afterResponse([logRequest(logger), recordRequestDuration(metrics)]));
   app.use(bodyDeadline({ timeoutMs: bodyTimeoutMs, errorTypeBase: problems.errorTypeBase }));
+  app.use(requireWellFormedRequest);
   app.use(rejectUndecodableUrl);
   app.use(bodyParsers());
   for (const router of routers) app.use(router);

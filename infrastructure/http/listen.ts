@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Express } from 'express';
-import { answerClientError } from './client-errors.ts';
+import { answerClientError, rawProblem } from './client-errors.ts';
 
 export type Listening = { url: string; close: () => Promise<void> };
 
@@ -21,7 +21,17 @@ type ListenOptions = {
   maxConnections?: number;
   /** Listening sockets sharing the port (SO_REUSEPORT when more than one); one unless told. */
   acceptSockets?: number;
-  /** `{error_type_base}` of the problem details sent for requests Node's parser cannot read. */
+  /** Open connections at most from one client address (the peer's): further ones are closed at once. */
+  maxConnectionsPerClient?: number;
+  /**
+   * How long a connection may take to send a request's headers (a connection that sends nothing is closed
+   * after this too); Node checks about every second.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * `{error_type_base}` of the problem details sent where Node would answer on its own: requests its parser
+   * cannot read, an Expect it does not know, CONNECT.
+   */
   errorTypeBase?: string;
 };
 
@@ -35,20 +45,39 @@ export const listen = async (
   app: Express,
   port: number,
   host: string,
-  { shutdownGraceMs = 10_000, maxConnections, acceptSockets = 1, errorTypeBase }: ListenOptions = {},
+  {
+    shutdownGraceMs = 10_000,
+    maxConnections,
+    maxConnectionsPerClient,
+    acceptSockets = 1,
+    headersTimeoutMs = 60_000,
+    errorTypeBase,
+  }: ListenOptions = {},
 ): Promise<Listening> => {
-  const servers = await listenShared(app, port, host, acceptSockets);
+  const servers = await listenShared(app, port, host, acceptSockets, headersTimeoutMs);
   if (errorTypeBase !== undefined) {
-    for (const server of servers) server.on('clientError', answerClientError(errorTypeBase));
+    for (const server of servers) answerWhereNodeWould(server, errorTypeBase);
   }
   const inFlight = new Set<ServerResponse>();
   let closing = false;
   let open = 0;
+  const openByClient = new Map<string, number>();
   for (const server of servers) {
     server.on('connection', (socket) => {
       if (maxConnections !== undefined && open >= maxConnections) return socket.destroy();
+      const client = socket.remoteAddress ?? 'unknown';
+      const fromClient = openByClient.get(client) ?? 0;
+      if (maxConnectionsPerClient !== undefined && fromClient >= maxConnectionsPerClient) {
+        return socket.destroy();
+      }
       open++;
-      socket.once('close', () => open--);
+      openByClient.set(client, fromClient + 1);
+      socket.once('close', () => {
+        open--;
+        const left = (openByClient.get(client) ?? 1) - 1;
+        if (left <= 0) openByClient.delete(client);
+        else openByClient.set(client, left);
+      });
     });
     server.on('request', (_request, response: ServerResponse) => {
       if (closing) return endsConnection(response);
@@ -81,14 +110,30 @@ export const listen = async (
  * share the port), and it is how port 0 picks a port that is really free. On port 0 another process may
  * take the chosen port before it is bound again: then another is chosen.
  */
-const listenShared = async (app: Express, port: number, host: string, count: number): Promise<Server[]> => {
-  if (count <= 1) return [await listenOne(createServer(app), { port, host })];
+const listenShared = async (
+  app: Express,
+  port: number,
+  host: string,
+  count: number,
+  headersTimeoutMs: number,
+): Promise<Server[]> => {
+  const serve = () =>
+    createServer(
+      {
+        headersTimeout: headersTimeoutMs,
+        connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
+        // Checked by the app, which answers problem details (Node would answer a bare 400).
+        requireHostHeader: false,
+      },
+      app,
+    );
+  if (count <= 1) return [await listenOne(serve(), { port, host })];
   for (let attempt = 1; ; attempt++) {
     const chosen = await freeToBind(port, host);
     const servers: Server[] = [];
     try {
       for (let index = 0; index < count; index++)
-        servers.push(await listenOne(createServer(app), { port: chosen, host, reusePort: true }));
+        servers.push(await listenOne(serve(), { port: chosen, host, reusePort: true }));
       return servers;
     } catch (error) {
       await Promise.all(servers.map(closeServer));
@@ -124,6 +169,27 @@ const closeServer = (server: Server) =>
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeIdleConnections();
   });
+
+/**
+ * Where Node would answer on its own with a bare status line or no answer at all, problem details: a
+ * request its parser cannot read (400, 408, 413, 431), an Expect other than 100-continue (417), CONNECT
+ * (405: nothing here is a proxy).
+ */
+const answerWhereNodeWould = (server: Server, errorTypeBase: string) => {
+  server.on('clientError', answerClientError(errorTypeBase));
+  server.on('checkExpectation', (_request, response: ServerResponse) => {
+    response.socket?.end(
+      rawProblem(errorTypeBase, 'expectation-failed', 'Only Expect: 100-continue is understood here.'),
+    );
+  });
+  server.on('connect', (_request, socket: Socket) => {
+    socket.end(
+      rawProblem(errorTypeBase, 'method-not-allowed', 'CONNECT is not supported: this is not a proxy.', {
+        Allow: 'GET, HEAD, POST, PATCH, DELETE, OPTIONS',
+      }),
+    );
+  });
+};
 
 /** The response will carry `Connection: close` (if its headers are not sent yet): its connection ends with it. */
 const endsConnection = (response: ServerResponse) => {

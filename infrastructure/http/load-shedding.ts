@@ -2,6 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { problem, sendProblem } from './problem-details.ts';
+import { hasBody } from './request-body.ts';
 
 export type LoadSheddingConfig = {
   /** Requests under way at once; beyond, every new request is refused. 0: no bound. */
@@ -31,10 +32,11 @@ export type LoadShedding = {
   stop: () => void;
 };
 
-type Reason = 'in-flight' | 'event-loop-delay' | 'per-client';
+type Reason = 'in-flight' | 'uploads' | 'event-loop-delay' | 'per-client';
 
 const details: Record<Reason, string> = {
   'in-flight': 'The service has too many requests under way.',
+  uploads: 'The service is receiving too many request bodies at once.',
   'event-loop-delay': 'The service is running behind on the requests it has.',
   'per-client': 'You have too many requests under way at once.',
 };
@@ -75,6 +77,8 @@ export const startLoadShedding = ({
   random?: () => number;
 }): LoadShedding => {
   const { maxRequestsInFlight, maxRequestsInFlightPerClient, maxEventLoopDelayMs } = config;
+  const maxUploadsInFlight = Math.ceil(maxRequestsInFlight / 2);
+  let uploadsInFlight = 0;
   const histogram = maxEventLoopDelayMs > 0 ? monitorEventLoopDelay({ resolution: resolutionMs }) : null;
   histogram?.enable();
   let inFlight = 0;
@@ -87,18 +91,20 @@ export const startLoadShedding = ({
   const shed = new Counter({
     name: 'http_requests_shed_total',
     help:
-      'Requests refused before any work, by the bound they met: in-flight or event-loop-delay (503 ' +
-      'overloaded), or per-client (429).',
+      'Requests refused before any work, by the bound they met: in-flight, uploads (bodies still arriving) ' +
+      'or event-loop-delay (503 overloaded), or per-client (429).',
     labelNames: ['reason'] as const,
     registers: [metrics],
   });
   for (const reason of Object.keys(details)) shed.inc({ reason }, 0);
   new Gauge({
     name: 'http_requests_in_flight',
-    help: 'Requests under way (admitted, not yet answered), health, readiness and metrics aside.',
+    help:
+      'Requests under way (admitted, not yet answered), health, readiness and metrics aside, and uploads ' +
+      'whose body is still arriving.',
     registers: [metrics],
     collect() {
-      this.set(inFlight);
+      this.set(inFlight + uploadsInFlight);
     },
   });
 
@@ -153,16 +159,43 @@ export const startLoadShedding = ({
     return true;
   };
 
+  /**
+   * A request whose body is still arriving counts as an upload, against a bound of its own (half the
+   * in-flight bound), and joins the requests in flight once its body has arrived: uploads that stall, from
+   * however many addresses, never take the slots of the requests that have all they need.
+   */
+  const admitUpload = (request: Parameters<RequestHandler>[0], response: Parameters<RequestHandler>[1]) => {
+    if (maxUploadsInFlight > 0 && uploadsInFlight >= maxUploadsInFlight) return false;
+    uploadsInFlight++;
+    let state: 'uploading' | 'in-flight' | 'done' = 'uploading';
+    request.once('end', () => {
+      if (state !== 'uploading') return;
+      uploadsInFlight--;
+      inFlight++;
+      state = 'in-flight';
+    });
+    response.once('close', () => {
+      if (state === 'uploading') uploadsInFlight--;
+      else if (state === 'in-flight') inFlight--;
+      state = 'done';
+    });
+    return true;
+  };
+
   const middleware: RequestHandler = (request, response, next) => {
     if (neverShedPaths.includes(request.path)) return next();
-    if (maxRequestsInFlight > 0 && inFlight >= maxRequestsInFlight)
+    const uploading = !request.complete && hasBody(request.headers);
+    if (!uploading && maxRequestsInFlight > 0 && inFlight >= maxRequestsInFlight)
       return refuse('in-flight', request, response);
     const toShed = shareToShed();
     if (toShed > 0 && (toShed >= 1 || random() < toShed))
       return refuse('event-loop-delay', request, response);
+    if (uploading && !admitUpload(request, response)) return refuse('uploads', request, response);
     if (!admitClient(request, response)) return refuse('per-client', request, response);
-    inFlight++;
-    response.once('close', () => inFlight--);
+    if (!uploading) {
+      inFlight++;
+      response.once('close', () => inFlight--);
+    }
     next();
   };
 

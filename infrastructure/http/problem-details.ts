@@ -63,8 +63,12 @@ export const sendProblem = (
 const bodyParserProblem = (error: { type?: string; status?: number }): ApiError | undefined => {
   switch (error.type) {
     case 'entity.parse.failed':
-      return new ApiError('validation-failed', 'The request body is not valid JSON.', {
-        extensions: { errors: [{ field: 'body', message: 'malformed JSON' }] },
+      return new ApiError('validation-failed', 'The request body is not a JSON object or array.', {
+        extensions: { errors: [{ field: 'body', message: 'malformed JSON, or not an object or array' }] },
+      });
+    case 'entity.verify.failed':
+      return new ApiError('validation-failed', 'The request body is not valid UTF-8.', {
+        extensions: { errors: [{ field: 'body', message: 'not valid UTF-8' }] },
       });
     case 'entity.too.large':
       return new ApiError('payload-too-large', 'The request body exceeds 100 kB.');

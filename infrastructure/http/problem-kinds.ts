@@ -58,6 +58,11 @@ export const problemKinds = {
     title: 'Unsupported Media Type',
     description: 'Send the body as application/json (or form-encoded where the operation says so).',
   },
+  'expectation-failed': {
+    status: 417,
+    title: 'Expectation Failed',
+    description: 'The request carried an Expect header the service does not understand (only 100-continue).',
+  },
   'header-fields-too-large': {
     status: 431,
     title: 'Request Header Fields Too Large',

@@ -14,7 +14,10 @@ export const fieldPath = (path: readonly PropertyKey[], root = 'body'): string =
 export const fieldErrors = (error: z.ZodError, root = 'body'): FieldError[] =>
   error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: fieldPath([...issue.path, key], root), message: 'unknown field' }))
+      ? issue.keys.map((key) => ({
+          field: fieldPath([...issue.path, key], root),
+          message: root === 'query' ? 'unknown query parameter' : 'unknown field',
+        }))
       : [{ field: fieldPath(issue.path, root), message: issue.message }],
   );
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
@@ -38,6 +38,8 @@ describe('events:export and events:verify-export', () => {
   it('exports the whole log as a hash-chained NDJSON file that verifies', async () => {
     const exported = await admin('events:export', '--output', file());
     expect(exported.code).toBe(0);
+    // It holds the whole log, addresses included: the owner's only, whatever the umask.
+    expect(statSync(file()).mode & 0o777).toBe(0o600);
     const log = await logEvents();
     const lines = readFileSync(file(), 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(log.length + 2);

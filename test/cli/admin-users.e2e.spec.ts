@@ -1,3 +1,4 @@
+import { pollUntil } from '../support/embedded-child.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson } from '../support/http.ts';
 import { runAdmin } from '../support/run-admin.ts';
@@ -60,8 +61,11 @@ describe('npm run admin -- user:* (against the store of a running service)', () 
       env,
     );
     const tokens = (await (await login('sam@shop.example', 'sam-password')).json()) as {
+      access_token: string;
       refresh_token: string;
     };
+    const me = () =>
+      fetch(`${service.url}/users/me`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
 
     expect((await runAdmin(['user:list'], env)).stdout).toMatch(
       /sam@shop\.example {2}sam@shop\.example {2}\[customer\]/,
@@ -82,7 +86,18 @@ describe('npm run admin -- user:* (against the store of a running service)', () 
     expect(refreshed.status).toBe(401);
 
     expect((await runAdmin(['user:enable', '--email', 'sam@shop.example'], env)).code).toBe(0);
-    expect((await login('sam@shop.example', 'sam-password')).status).toBe(200);
+    const fresh = (await (await login('sam@shop.example', 'sam-password')).json()) as {
+      access_token: string;
+    };
+    // Once the service sees the user enabled (a new token works), the token issued before the disabling
+    // still does not: it does not come back to life with the user.
+    await pollUntil('the new token accepted', async () => {
+      const response = await fetch(`${service.url}/users/me`, {
+        headers: { Authorization: `Bearer ${fresh.access_token}` },
+      });
+      return response.status === 200 ? true : undefined;
+    });
+    expect((await me()).status).toBe(401);
   });
 
   it.each([

@@ -64,6 +64,25 @@ describe('recording a payment', () => {
       });
   });
 
+  it('takes no more than what is outstanding', () => {
+    spec
+      .given([...historyIn('confirmed'), paymentReceived(4000)])
+      .when(recordPayment(499, 'EUR', 'pay-2'))
+      .thenThrows(InvariantViolationError, {
+        violations: [{ field: 'amount.amount', message: 'must be at most what is outstanding: 4.98 EUR' }],
+      });
+    spec
+      .given([...historyIn('confirmed'), paymentReceived(4000)])
+      .when(recordPayment(498, 'EUR', 'pay-2'))
+      .then([{ ...paymentReceived(498, 'pay-2') }]);
+    spec
+      .given([...historyIn('confirmed'), paymentReceived(4498)])
+      .when(recordPayment(1, 'EUR', 'pay-2'))
+      .thenThrows(InvariantViolationError, {
+        violations: [{ field: 'amount.amount', message: 'the order is paid in full' }],
+      });
+  });
+
   it('adds up what was paid without changing the status', () => {
     const state = replay(orderDecider, [
       ...historyIn('confirmed'),

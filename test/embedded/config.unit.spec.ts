@@ -22,6 +22,8 @@ describe('embedded configuration', () => {
         bodyTimeoutMs: 10_000,
         maxEventLoopDelayMs: 200,
         maxConnections: 10_000,
+        maxConnectionsPerClient: 256,
+        headersTimeoutMs: 10_000,
         acceptSockets: process.platform === 'linux' ? 64 : 1,
       },
       readiness: { checkTimeoutMs: 500, maxProjectionLag: 1000 },
@@ -54,6 +56,7 @@ describe('embedded configuration', () => {
       HTTP_MAX_EVENT_LOOP_DELAY_MS: '50',
       HTTP_MAX_CONNECTIONS: '600',
       HTTP_ACCEPT_SOCKETS: '4',
+      HTTP_MAX_CONNECTIONS_PER_CLIENT: '0',
     });
     expect(config.http).toEqual({
       maxRequestsInFlight: 0,
@@ -61,6 +64,7 @@ describe('embedded configuration', () => {
       bodyTimeoutMs: 2500,
       maxEventLoopDelayMs: 50,
       maxConnections: 600,
+      headersTimeoutMs: 2500,
       acceptSockets: 4,
     });
     expect(() => parseConfig(embeddedConfigSchema, { HTTP_MAX_REQUESTS_IN_FLIGHT: '-1' })).toThrow(

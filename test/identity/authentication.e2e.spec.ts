@@ -61,8 +61,14 @@ describe('authentication (every protected route)', () => {
     expect(await problemOf(response)).toMatchObject({ status: 401, title: 'Unauthorized' });
   });
 
-  it('refuses another authentication scheme', async () => {
-    await expectInvalidToken(await me(`Basic ${Buffer.from('a:b').toString('base64')}`));
+  it('refuses another authentication scheme, asking for a bearer token without an error attribute (RFC 6750, 3.1)', async () => {
+    const response = await me(`Basic ${Buffer.from('a:b').toString('base64')}`);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="order-service"');
+  });
+
+  it('refuses a malformed bearer token as an invalid one', async () => {
+    await expectInvalidToken(await me('Bearer !!!'));
   });
 
   it('refuses an unsigned token (alg none)', async () => {

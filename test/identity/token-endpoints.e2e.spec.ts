@@ -87,7 +87,11 @@ describe('POST /auth/token (password grant)', () => {
 
 describe('bad input to the token endpoints: 4xx problem details, never 500', () => {
   it.each([
-    ['malformed JSON', '{"grant_type": "password",', [{ field: 'body', message: 'malformed JSON' }]],
+    [
+      'malformed JSON',
+      '{"grant_type": "password",',
+      [{ field: 'body', message: 'malformed JSON, or not an object or array' }],
+    ],
     ['missing fields', {}, ['grant_type', 'username', 'password']],
     [
       'an unknown grant type',

@@ -1,6 +1,13 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { neverShedPaths } from '../../infrastructure/http/load-shedding.ts';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { createHttpApp } from '../../infrastructure/http/create-app.ts';
+import { healthRoutes } from '../../infrastructure/http/health-routes.ts';
+import { listen } from '../../infrastructure/http/listen.ts';
+import { neverShedPaths, startLoadShedding } from '../../infrastructure/http/load-shedding.ts';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import { createReadiness } from '../../infrastructure/operations/readiness.ts';
 import { createServiceDocument } from '../../openapi/service-document.ts';
 import { postJson, problemOf } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
@@ -148,15 +155,14 @@ describe('load shedding (embedded default, tiny limits)', () => {
     expect(quick.status).toBe(401);
   });
 
-  it('refuses requests beyond HTTP_MAX_REQUESTS_IN_FLIGHT at once, before reading a body or a token', async () => {
-    const service = await start({ HTTP_MAX_REQUESTS_IN_FLIGHT: '2' });
+  it('refuses uploads beyond half of HTTP_MAX_REQUESTS_IN_FLIGHT at once, before reading a body or a token; stalled uploads never block other requests', async () => {
+    const service = await start({ HTTP_MAX_REQUESTS_IN_FLIGHT: '4' });
     const held = [heldRequest(service.url), heldRequest(service.url)];
     await until(
-      'two requests in flight',
+      'two uploads in flight',
       async () => (await metric(service, /^http_requests_in_flight /)) === 2,
     );
 
-    await expectOverloaded(await fetch(`${service.url}/products/1001`));
     // Malformed JSON and no token: refused as overloaded, not 400 or 401, so neither was looked at.
     await expectOverloaded(
       await fetch(`${service.url}/orders`, {
@@ -165,19 +171,14 @@ describe('load shedding (embedded default, tiny limits)', () => {
         body: '{"items": [',
       }),
     );
-    // What operators look at still answers.
+    // A request with all it needs is not held back by the stalled ones.
+    expect((await fetch(`${service.url}/products/1001`)).status).toBe(200);
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
-    expect((await fetch(`${service.url}/ready`)).status).toBe(200);
-    expect(await metric(service, /^http_requests_shed_total\{reason="in-flight"\}/)).toBe(2);
-    expect(await metric(service, /^http_requests_shed_total\{reason="event-loop-delay"\}/)).toBe(0);
+    expect(await metric(service, /^http_requests_shed_total\{reason="uploads"\}/)).toBe(1);
+    expect(await metric(service, /^http_requests_shed_total\{reason="in-flight"\}/)).toBe(0);
 
-    // The held requests go on as usual (no token: 401), and the service admits requests again.
+    // The held requests go on as usual (no token: 401), and the service admits uploads again.
     expect(await Promise.all(held.map((request) => request.finish()))).toEqual([401, 401]);
-    await until('an admitted request', async () => {
-      const response = await fetch(`${service.url}/products/1001`);
-      await response.arrayBuffer();
-      return response.status === 200;
-    });
     const customer = await service.signIn(['customer']);
     const address = await postJson(
       `${service.url}/users/me/addresses`,
@@ -185,6 +186,50 @@ describe('load shedding (embedded default, tiny limits)', () => {
       customer.auth,
     );
     expect(address.status).toBe(201);
+  });
+
+  it('refuses requests beyond HTTP_MAX_REQUESTS_IN_FLIGHT at once; /health, /ready and /metrics still answer', async () => {
+    // The shared stack around a route that waits until the test lets it answer: two such in flight.
+    const gate = Promise.withResolvers<void>();
+    const router = createRouter();
+    router.get('/slow', async (_request, response) => {
+      await gate.promise;
+      response.json({ done: true });
+    });
+    const metrics = new Registry();
+    const shedding = startLoadShedding({
+      config: { maxRequestsInFlight: 2, maxRequestsInFlightPerClient: 0, maxEventLoopDelayMs: 0 },
+      errorTypeBase: 'https://orders.example/problems',
+      metrics,
+    });
+    const app = await listen(
+      createHttpApp({
+        problems: { errorTypeBase: 'https://orders.example/problems', realm: 'order-service' },
+        logger: pino({ level: 'silent' }),
+        routers: [healthRoutes(), router],
+        metrics,
+        readiness: createReadiness({ checks: {}, timeoutMs: 1000 }),
+        loadShedding: shedding.middleware,
+      }),
+      0,
+      '127.0.0.1',
+    );
+    try {
+      const slow = [fetch(`${app.url}/slow`), fetch(`${app.url}/slow`)];
+      await until('two requests in flight', async () => {
+        const text = await (await fetch(`${app.url}/metrics`)).text();
+        return /^http_requests_in_flight 2$/m.test(text);
+      });
+      await expectOverloaded(await fetch(`${app.url}/slow`));
+      expect((await fetch(`${app.url}/health`)).status).toBe(200);
+      expect((await fetch(`${app.url}/ready`)).status).toBe(200);
+      gate.resolve();
+      expect((await Promise.all(slow)).map((response) => response.status)).toEqual([200, 200]);
+      expect((await fetch(`${app.url}/slow`)).status).toBe(200);
+    } finally {
+      shedding.stop();
+      await app.close();
+    }
   });
 
   it('refuses requests while the event loop runs later than HTTP_MAX_EVENT_LOOP_DELAY_MS, and admits them again once it is on time', async () => {

@@ -232,7 +232,9 @@ describe('POST /orders: given a customer with a stored address', () => {
     await expectValidationErrors('null', [{ field: 'body' }]);
     const malformed = await postJson(`${service.url}/orders`, '{"items": [', customer.auth);
     expect(malformed.status).toBe(400);
-    expect((await problemOf(malformed)).errors).toEqual([{ field: 'body', message: 'malformed JSON' }]);
+    expect((await problemOf(malformed)).errors).toEqual([
+      { field: 'body', message: 'malformed JSON, or not an object or array' },
+    ]);
   });
 
   it('answers 413 to a body over 100 kB (a 1 MB note) and 415 to a body that is not JSON', async () => {

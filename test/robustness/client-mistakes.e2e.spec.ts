@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemOf } from '../support/http.ts';
+import { sendRaw, type RawResponse } from '../support/raw-http.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
@@ -42,9 +43,26 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
     ['/PRODUCTS/1001', () => '/PRODUCTS/1001'],
     ['/products/1001/', () => '/products/1001/'],
     ['/Audit/Events', () => '/Audit/Events'],
-  ])('routing is case-sensitive and strict: %s -> 404, and serves nothing', async (_name, path) => {
-    const response = await staff.get(path(orderId));
-    await expectProblem(response, 404, 'not-found');
+  ])(
+    'routing is case-sensitive and strict: %s -> 404, and serves nothing, stored by no one',
+    async (_name, path) => {
+      const response = await staff.get(path(orderId));
+      await expectProblem(response, 404, 'not-found');
+      const expected = /^\/(orders|users\/me)/.test(path(orderId))
+        ? 'private, no-cache'
+        : /^\/products/.test(path(orderId))
+          ? 'public, s-maxage=300'
+          : 'no-store';
+      expect(response.headers.get('cache-control')).toBe(expected);
+    },
+  );
+
+  it('a listing refuses a query parameter it does not know, rather than ignore the filter meant', async () => {
+    const response = await staff.get('/orders?status[]=pending');
+    expect(response.status).toBe(400);
+    expect((await problemOf(response)).errors).toEqual([
+      { field: 'status[]', message: 'unknown query parameter' },
+    ]);
   });
 
   it.each(['gzip', 'deflate', 'br'])('a %s body that does not decode -> 400', async (encoding) => {
@@ -107,5 +125,80 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
       message: expect.stringMatching(/^\d+ more errors were left out$/),
     });
     expect(Number(/^(\d+)/.exec(errors.at(-1)!.message)![1])).toBeGreaterThan(900);
+  });
+
+  it('a JSON body whose bytes are not UTF-8, or with a lone surrogate escape -> 400', async () => {
+    const addressId = await staff.addAddress();
+    const valid = { items: [{ productId: '1001', quantity: 1 }], shippingAddressId: addressId };
+    const invalidUtf8 = Buffer.concat([
+      Buffer.from(JSON.stringify({ ...valid, note: 'caf' }).slice(0, -2)),
+      Buffer.from([0xe9, 0x22, 0x7d]),
+    ]);
+    const latin1 = await fetch(`${service.url}/orders`, {
+      method: 'POST',
+      headers: { ...staff.auth, 'Content-Type': 'application/json' },
+      body: invalidUtf8,
+    });
+    expect(latin1.status).toBe(400);
+    expect((await problemOf(latin1)).errors).toEqual([{ field: 'body', message: 'not valid UTF-8' }]);
+    const surrogate = await staff.post(
+      '/orders',
+      JSON.parse(JSON.stringify({ ...valid, note: 'x' })) as object,
+    );
+    expect(surrogate.status).toBe(201);
+    const lone = await fetch(`${service.url}/orders`, {
+      method: 'POST',
+      headers: { ...staff.auth, 'Content-Type': 'application/json' },
+      body: `${JSON.stringify(valid).slice(0, -1)},"note":"\\ud800x"}`,
+    });
+    expect(lone.status).toBe(400);
+    expect((await problemOf(lone)).errors).toEqual([
+      { field: 'body', message: 'has a string that is not well-formed Unicode (a lone surrogate)' },
+    ]);
+  });
+
+  describe('over raw sockets, as sent', () => {
+    const raw = async (request: string) => {
+      const [origin] = service.apiOrigins();
+      const { responses, timedOut } = await sendRaw(origin!, Buffer.from(request, 'latin1'), {
+        timeoutMs: 3_000,
+      });
+      expect(timedOut).toBe(false);
+      const [response] = responses;
+      expect(response).toBeDefined();
+      return response!;
+    };
+    const expectRawProblem = (response: RawResponse, status: number) => {
+      expect(response.status).toBe(status);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(response.body.toString()) as { status: number }).toMatchObject({ status });
+    };
+
+    it('a body declared larger than 100 kB is refused with 413 at once, not read first', async () => {
+      const started = performance.now();
+      const response = await raw(
+        'POST /orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{',
+      );
+      expectRawProblem(response, 413);
+      expect(performance.now() - started).toBeLessThan(2_000);
+    });
+
+    it.each([
+      ['no Host header', 'GET /products/1001 HTTP/1.1\r\nConnection: close\r\n\r\n'],
+      ['two Host headers', 'GET /products/1001 HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n'],
+      ['HTTP/2.0 in a request line', 'GET /products/1001 HTTP/2.0\r\nHost: x\r\nConnection: close\r\n\r\n'],
+    ])('%s -> 400 problem details', async (_name, request) => {
+      expectRawProblem(await raw(request), 400);
+    });
+
+    it('an Expect other than 100-continue -> 417 problem details', async () => {
+      expectRawProblem(await raw('GET /products/1001 HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n'), 417);
+    });
+
+    it('CONNECT -> 405 problem details: this is not a proxy', async () => {
+      const response = await raw('CONNECT localhost:22 HTTP/1.1\r\nHost: localhost:22\r\n\r\n');
+      expectRawProblem(response, 405);
+      expect(response.headers['allow']).toBeDefined();
+    });
   });
 });

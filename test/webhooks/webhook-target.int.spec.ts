@@ -60,6 +60,10 @@ describe('checkWebhookUrl', () => {
     expect(await refusal('https://dual.test/hook')).toContain('dual.test resolves to fd00::1');
   });
 
+  it('refuses port 0, which no connection can reach', async () => {
+    expect(await refusal('http://198.51.100.7:0/hooks')).toBe('port 0 cannot be connected to');
+  });
+
   it('refuses a host name that does not resolve', async () => {
     expect(await refusal('https://missing.test/hook')).toBe('missing.test does not resolve');
   });
