@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Express } from 'express';
 import { answerClientError, rawProblem } from './client-errors.ts';
@@ -62,6 +62,7 @@ export const listen = async (
   let closing = false;
   let open = 0;
   const openByClient = new Map<string, number>();
+  const awaitingFirstRequest = new WeakMap<Socket, NodeJS.Timeout>();
   for (const server of servers) {
     server.on('connection', (socket) => {
       if (maxConnections !== undefined && open >= maxConnections) return socket.destroy();
@@ -72,14 +73,23 @@ export const listen = async (
       }
       open++;
       openByClient.set(client, fromClient + 1);
+      // Node keeps a connection that never sends a whole request; this one has until its first request.
+      const silent = setTimeout(() => socket.destroy(), headersTimeoutMs);
+      awaitingFirstRequest.set(socket, silent);
       socket.once('close', () => {
+        clearTimeout(silent);
         open--;
         const left = (openByClient.get(client) ?? 1) - 1;
         if (left <= 0) openByClient.delete(client);
         else openByClient.set(client, left);
       });
     });
-    server.on('request', (_request, response: ServerResponse) => {
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      const silent = awaitingFirstRequest.get(request.socket);
+      if (silent !== undefined) {
+        clearTimeout(silent);
+        awaitingFirstRequest.delete(request.socket);
+      }
       if (closing) return endsConnection(response);
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
