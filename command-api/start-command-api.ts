@@ -51,10 +51,6 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   const { db } = mongo;
   const users = await createMongoUserStore(db);
   const catalog = await createMongoCatalogStore(db);
-  if (config.seedDemoUsers) {
-    const credentials = await seedDemoUsers(users, clock);
-    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
-  }
   if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
     logger.info('imported the demo catalogue into the empty catalogue');
   }
@@ -132,6 +128,11 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   });
 
   const http = await listen(app, config.port, config.host, config.http);
+  // Only once the port is ours: a start that fails on a taken port must not make (and lose) demo passwords.
+  if (config.seedDemoUsers) {
+    const credentials = await seedDemoUsers(users, clock);
+    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
+  }
   logger.info({ url: http.url }, 'command API listening');
   return {
     url: http.url,
