@@ -66,6 +66,9 @@ export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
     async setDisabled(id, disabled) {
       return updated(id, { disabled });
     },
+    async setPasswordHash(id, passwordHash) {
+      return updated(id, { passwordHash });
+    },
     async addAddress(userId, address) {
       // The size guard and the push are one atomic update of the user's document.
       const result = await users.updateOne(
