@@ -20,6 +20,7 @@ import { createReadiness, pingCheck } from '../infrastructure/operations/readine
 import { dataDirCheck, eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createMongoDeliveryQueue } from '../webhook-dispatcher/mongo-delivery-queue.ts';
 import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
+import { warnWhenPrivateNetworksAllowed } from '../webhook-dispatcher/private-network-warning.ts';
 import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
 import type { CommandApiConfig } from './config.ts';
 import { createMongoIdempotencyStore } from './mongo-idempotency-store.ts';
@@ -79,6 +80,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     },
   });
   const policy = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks };
+  warnWhenPrivateNetworksAllowed(policy, logger);
   const resolve = createHostResolver({ dnsServers: config.webhooks.dnsServers });
 
   // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
