@@ -7,6 +7,7 @@ import { problemBodies } from './common-schemas.ts';
 import { operationsEndpoints } from './operations-endpoints.ts';
 import { orderOperations } from './order-operations.ts';
 import { productOperations } from './product-operations.ts';
+import { serviceIndexRoutes } from './service-index.ts';
 import { registerWebhookEvents } from './webhook-events.ts';
 import { webhookOperations } from './webhook-operations.ts';
 
@@ -80,17 +81,19 @@ export const createServiceDocument = ({
       {
         name: 'operations',
         description:
-          'For operators and tools rather than shops: health, readiness, metrics, this document and the problem type pages.',
+          'For operators and tools rather than shops: the index of links, health, readiness, metrics, this document and the problem type pages.',
       },
     ],
   });
 };
 
 /**
- * GET /openapi.json and GET /docs for the service's document, and the answers it gives for a documented
+ * GET / (an index of links), GET /openapi.json and GET /docs for the service's document, and the answers it gives for a documented
  * path asked with a method it does not have (405 with Allow; OPTIONS).
  */
 export const serviceDocsRoutes = (settings: DocumentSettings) => {
   const document = createServiceDocument(settings);
-  return apiDocsRoutes(document).use(allowedMethods({ paths: document.paths ?? {} }));
+  return apiDocsRoutes(document)
+    .use(serviceIndexRoutes())
+    .use(allowedMethods({ paths: document.paths ?? {} }));
 };
