@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Three suites, named after what they need:
 // - unit: pure code, no I/O.
-// - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install.
+// - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install. Among them
+//   test/docs/readme.e2e.spec.ts runs README.md's shell blocks (bash, curl and jq; `npm run test:readme`).
 // - integration: the real servers of scripts/services.sh (FerretDB, Kafka) and EventStoreDB when EVENTSTORE_URL is set.
 // - faults: the embedded default under crashes, full and read-only disks, hostile webhook receivers and
 //   overload (test/faults); slow, so outside `npm test`: `npm run test:faults`.

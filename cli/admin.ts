@@ -13,13 +13,14 @@ import { UsageError, userCommands } from './user-commands.ts';
 const usage = `Usage: npm run admin -- <command> [options]
 
 Users
-  user:add --email E (--password P | --password-stdin) --role R[,R...] [--name N]
+  user:add --email E (--password-stdin | --password P) --role R[,R...] [--name N]
   user:list
   user:set-role --email E --role R[,R...]
+  user:set-password --email E (--password-stdin | --password P)   (also ends the user's sessions)
   user:disable --email E        (also ends the user's sessions)
   user:enable --email E
 
-Catalogue (the admin backend of spec section 1)
+Catalogue (read-only through the API: this is the admin backend that changes it)
   catalog:import FILE [--replace]
       FILE: JSON, {"products": [{"id", "name", "price", "updatedAt", "category"}]} or the bare array.
       Adds or updates products by id; --replace also removes those absent from FILE.
@@ -46,6 +47,8 @@ Keys (the distributed mode's files; the embedded default makes its own in DATA_D
       seal webhook secrets: WEBHOOK_SECRET_KEY_FILE), both mode 0600. Existing keys are kept as they are.
       Needs no store.
 
+Passwords: at least 8 characters. Prefer --password-stdin (echo 'a long secret' | npm run admin -- ...):
+--password shows in the shell history, the process list and npm's banner (npm run -s hides the banner).
 Roles: customer, staff, auditor, admin.
 Store: DATA_DIR (default ./data), or MongoDB when MONGODB_URL is set (database MONGODB_DATABASE,
 default order_service). Event log: DATA_DIR/events.sqlite, or EventStoreDB when EVENTSTORE_URL is set.`;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { CatalogFileError, readCatalogFile } from '../catalog/catalog-file.ts';
 import type { CommandContext } from './user-commands.ts';
 import { UsageError } from './user-commands.ts';
+import { counted } from './counted.ts';
 
 /** A catalogue file that cannot be imported: the CLI prints why, and exits 65 (EX_DATAERR). */
 export class DataError extends Error {
@@ -41,7 +42,7 @@ export const catalogCommands: Record<string, (args: string[], context: CommandCo
     const replace = parsed.values.replace === true;
     await context.stores.catalog.importCatalog(catalog, { replace });
     context.out(
-      `imported ${catalog.products.length} products in ${catalog.categories.length} categories ` +
+      `imported ${counted(catalog.products.length, 'product')} in ${counted(catalog.categories.length, 'category', 'categories')} ` +
         `(${replace ? 'replacing the catalogue' : 'added or updated'}) into the ${context.stores.description}`,
     );
   },

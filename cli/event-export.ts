@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EventStore, GlobalPosition } from '../infrastructure/event-store/event-store.ts';
+import { counted } from './counted.ts';
 
 /**
  * The audit export: NDJSON, one record per line, each line `{"hash":H,"record":R}` where
@@ -115,7 +116,7 @@ export const verifyExport = async (lines: AsyncIterable<string>) => {
     }
     if (record.kind === 'trailer') {
       if (record.events !== events)
-        throw fail(`trailer counts ${record.events} events, the file has ${events}`);
+        throw fail(`trailer counts ${counted(record.events, 'event')}, the file has ${events}`);
       trailer = record;
       continue;
     }

@@ -7,6 +7,7 @@ import { rebuildOrderReadModel, verifyOrderReadModel } from '../projections/rebu
 import { DataError } from './catalog-commands.ts';
 import { exportEvents, ExportVerificationError, verifyExport } from './event-export.ts';
 import { UsageError, type CommandContext } from './user-commands.ts';
+import { counted } from './counted.ts';
 
 /** projections:verify found differences: exit 1, the report on stdout. */
 export class ReadModelMismatchError extends Error {
@@ -49,7 +50,7 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
       await once(target, 'finish');
     }
     context.err(
-      `exported ${result.events} events${result.lastPosition === undefined ? '' : ` up to position ${result.lastPosition}`}; final hash ${result.finalHash}`,
+      `exported ${counted(result.events, 'event')}${result.lastPosition === undefined ? '' : ` up to position ${result.lastPosition}`}; final hash ${result.finalHash}`,
     );
   },
 
@@ -61,7 +62,7 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
     try {
       const result = await verifyExport(lines);
       context.out(
-        `OK: ${result.events} events in ${result.streams} streams, after ${result.after ?? 'the start'} up to ${result.lastPosition ?? 'nothing'}; final hash ${result.finalHash}`,
+        `OK: ${counted(result.events, 'event')} in ${counted(result.streams, 'stream')}, after ${result.after ?? 'the start'} up to ${result.lastPosition ?? 'nothing'}; final hash ${result.finalHash}`,
       );
     } catch (error) {
       if (error instanceof ExportVerificationError)
@@ -81,7 +82,7 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
       checkpoints: orders.checkpoints,
     });
     context.out(
-      `rebuilt the order read model from ${result.events} events, up to position ${result.position ?? 'none'}`,
+      `rebuilt the order read model from ${counted(result.events, 'event')}, up to position ${result.position ?? 'none'}`,
     );
   },
 
@@ -94,9 +95,11 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
         live: context.stores.orders.live,
         scratch,
       });
-      const at = `log position ${result.position ?? 'none'} (${result.events} events)`;
+      const at = `log position ${result.position ?? 'none'} (${counted(result.events, 'event')})`;
       if (result.differences.length === 0) {
-        context.out(`OK: the ${result.orders} orders of the read model match a replay of the log to ${at}`);
+        context.out(
+          `OK: the ${counted(result.orders, 'order')} of the read model match a replay of the log to ${at}`,
+        );
         return;
       }
       for (const difference of result.differences) {

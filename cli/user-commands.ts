@@ -50,6 +50,33 @@ const parse = (args: string[]) => {
   }
 };
 
+/**
+ * The password of user:add and user:set-password: from standard input with --password-stdin (one line; its
+ * newline dropped), or from --password, which works but is warned about: the command line shows in the
+ * shell's history and in the process list, and `npm run` prints it in its banner.
+ */
+const passwordOf = async (
+  values: { password?: string | undefined; 'password-stdin'?: boolean | undefined },
+  context: CommandContext,
+): Promise<string> => {
+  if (values.password !== undefined && values['password-stdin']) {
+    throw new UsageError('give either --password or --password-stdin');
+  }
+  if (values.password !== undefined) {
+    context.err(
+      "warning: --password shows the password in the shell history, the process list and npm's banner; " +
+        'prefer --password-stdin',
+    );
+  }
+  const password = values['password-stdin']
+    ? (await context.readStdin()).replace(/\r?\n$/, '')
+    : values.password;
+  if (!password || password.length < minimumPasswordLength) {
+    throw new UsageError(`a password of at least ${minimumPasswordLength} characters is required`);
+  }
+  return password;
+};
+
 const requireUser = async ({ stores }: CommandContext, email: string | undefined): Promise<User> => {
   if (!email) throw new UsageError('--email is required');
   const user = await stores.users.findByEmail(email);
@@ -65,15 +92,7 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
     const values = parse(args);
     if (!values.email || !/^[^\s@]+@[^\s@]+$/.test(values.email))
       throw new UsageError('--email E is required');
-    if (values.password !== undefined && values['password-stdin']) {
-      throw new UsageError('give either --password or --password-stdin');
-    }
-    const password = values['password-stdin']
-      ? (await context.readStdin()).replace(/\r?\n$/, '')
-      : values.password;
-    if (!password || password.length < minimumPasswordLength) {
-      throw new UsageError(`a password of at least ${minimumPasswordLength} characters is required`);
-    }
+    const password = await passwordOf(values, context);
     const user: User = {
       id: randomUUID(),
       email: values.email,
@@ -102,6 +121,18 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
     const user = await requireUser(context, values.email);
     const updated = await context.stores.users.setRoles(user.id, parseRoles(values.role));
     context.out(`updated ${describe(updated!)}`);
+  },
+
+  async 'user:set-password'(args, context) {
+    const values = parse(args);
+    const user = await requireUser(context, values.email);
+    const password = await passwordOf(values, context);
+    const updated = await context.stores.users.setPasswordHash(user.id, await hashPassword(password));
+    // Whoever signed in with the old password is signed out: no refresh token of this user works any more,
+    // nor any access token issued until now.
+    const { users, refreshTokens } = context.stores;
+    await createSessions({ users, refreshTokens, clock: context.clock }).endAll(user.id);
+    context.out(`password set for ${describe(updated!)}; its sessions ended`);
   },
 
   async 'user:disable'(args, context) {

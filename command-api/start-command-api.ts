@@ -20,6 +20,7 @@ import { createReadiness, pingCheck } from '../infrastructure/operations/readine
 import { dataDirCheck, eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createMongoDeliveryQueue } from '../webhook-dispatcher/mongo-delivery-queue.ts';
 import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
+import { warnWhenPrivateNetworksAllowed } from '../webhook-dispatcher/private-network-warning.ts';
 import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
 import type { CommandApiConfig } from './config.ts';
 import { createMongoIdempotencyStore } from './mongo-idempotency-store.ts';
@@ -51,10 +52,6 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   const { db } = mongo;
   const users = await createMongoUserStore(db);
   const catalog = await createMongoCatalogStore(db);
-  if (config.seedDemoUsers) {
-    const credentials = await seedDemoUsers(users, clock);
-    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
-  }
   if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
     logger.info('imported the demo catalogue into the empty catalogue');
   }
@@ -83,6 +80,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     },
   });
   const policy = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks };
+  warnWhenPrivateNetworksAllowed(policy, logger);
   const resolve = createHostResolver({ dnsServers: config.webhooks.dnsServers });
 
   // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
@@ -137,6 +135,11 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     ...config.http,
     errorTypeBase: config.errorTypeBase,
   });
+  // Only once the port is ours: a start that fails on a taken port must not make (and lose) demo passwords.
+  if (config.seedDemoUsers) {
+    const credentials = await seedDemoUsers(users, clock);
+    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
+  }
   logger.info({ url: http.url }, 'command API listening');
   return {
     url: http.url,

@@ -44,7 +44,7 @@ export const embeddedConfigSchema = z
     PUBLIC_BASE_URL: z
       .url({ protocol: /^https?$/ })
       .optional()
-      .describe("The service's public address ({base_url} of the spec); default http://localhost:PORT."),
+      .describe("The service's public address (the server of /openapi.json); default http://localhost:PORT."),
     ERROR_TYPE_BASE: publicAddressEnvironment.ERROR_TYPE_BASE,
     DOCS_URL: publicAddressEnvironment.DOCS_URL,
     ...demoSeedEnvironment,

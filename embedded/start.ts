@@ -25,6 +25,7 @@ import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registr
 import { createReadiness } from '../infrastructure/operations/readiness.ts';
 import { dataDirCheck, eventLogCheck, sqliteCheck } from '../infrastructure/operations/store-checks.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { listenStartupError } from '../infrastructure/process/listen-error.ts';
 import { checkDataDirWritable, dataDirError, ownerOnlyDataDir } from '../infrastructure/storage/data-dir.ts';
 import { projectionLagCheck } from '../projections/projection-lag.ts';
 import { registerProjectionMetrics } from '../projections/projection-metrics.ts';
@@ -55,7 +56,9 @@ export type RunningService = { url: string; stop: () => Promise<void> };
  * relay and the webhook dispatcher run in this process too, on an in-process bus.
  *
  * A DATA_DIR it cannot write (read-only, full, forbidden) stops the start with a StartupError naming it
- * and the cause, before anything is opened there, or when a store fails so while starting.
+ * and the cause, before anything is opened there, or when a store fails so while starting. So does a port
+ * it cannot listen on (taken, privileged), before the demo users are made: their passwords, shown once, are
+ * never shown by a start that then fails.
  */
 export const startEmbedded = async (deps: EmbeddedDeps): Promise<RunningService> => {
   checkDataDirWritable(deps.config.dataDir);
@@ -64,7 +67,7 @@ export const startEmbedded = async (deps: EmbeddedDeps): Promise<RunningService>
   try {
     return await startServices(deps);
   } catch (error) {
-    throw dataDirError(deps.config.dataDir, error) ?? error;
+    throw listenStartupError(error) ?? dataDirError(deps.config.dataDir, error) ?? error;
   }
 };
 
@@ -80,11 +83,6 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
   const readStore = openDatabase({ path: join(config.dataDir, 'read-store.sqlite') });
   const users = createSqliteUserStore(readStore);
   const refreshTokens = createSqliteRefreshTokenStore(readStore);
-
-  if (config.seedDemoUsers) {
-    const credentials = await seedDemoUsers(users, clock);
-    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
-  }
 
   const catalog = createSqliteCatalogStore(readStore);
   if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
@@ -192,6 +190,11 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     ...config.http,
     errorTypeBase: config.errorTypeBase,
   });
+  // Only once the port is ours: a start that fails on a taken port must not make (and lose) demo passwords.
+  if (config.seedDemoUsers) {
+    const credentials = await seedDemoUsers(users, clock);
+    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
+  }
   logger.info({ url: http.url, dataDir: config.dataDir }, 'embedded service listening');
 
   return {

@@ -21,6 +21,7 @@ import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secr
 import { createSqliteDeliveryLog } from '../webhook-dispatcher/sqlite-delivery-log.ts';
 import { createSqliteDeliveryQueue } from '../webhook-dispatcher/sqlite-delivery-queue.ts';
 import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
+import { warnWhenPrivateNetworksAllowed } from '../webhook-dispatcher/private-network-warning.ts';
 import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
@@ -67,6 +68,7 @@ export const startEmbeddedWebhooks = async ({
     resolveSecretKey(settings, join(config.dataDir, 'keys', 'webhook-secret-key')),
   );
   const policy = { allowPrivateNetworks: settings.allowPrivateNetworks };
+  warnWhenPrivateNetworksAllowed(policy, logger);
   const resolve = createHostResolver({ dnsServers: settings.dnsServers });
   const poster = createWebhookPoster({ policy, resolve, timeoutMs: settings.timeoutMs });
   const queue = createSqliteDeliveryQueue(readStore);

@@ -38,7 +38,7 @@ export const seedDemoUsers = async (users: UserStore, clock: Clock): Promise<Dem
 export const formatDemoCredentials = (credentials: DemoCredentials): string =>
   [
     '',
-    'Demo users were created (shown this once; add your own with `npm run admin -- user:add`):',
+    'Demo users were created (passwords shown this once; `npm run admin -- user:set-password` sets new ones):',
     ...credentials.map(
       ({ email, password, roles }) => `  ${email.padEnd(24)} ${password}   ${roles.join(', ')}`,
     ),

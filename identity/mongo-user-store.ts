@@ -103,6 +103,9 @@ export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
     async revokeAccessBefore(id, { at, until }) {
       await revoke(id, [{ kind: 'before', id: at }], at, until);
     },
+    async setPasswordHash(id, passwordHash) {
+      return updated(id, { passwordHash });
+    },
     async addAddress(userId, address) {
       // The size guard and the push are one atomic update of the user's document.
       const result = await users.updateOne(

@@ -90,6 +90,7 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
   const count = db.prepare('SELECT count(*) AS n FROM users');
   const updateRoles = db.prepare('UPDATE users SET roles = ? WHERE id = ? RETURNING *');
   const updateDisabled = db.prepare('UPDATE users SET disabled = ? WHERE id = ? RETURNING *');
+  const updatePasswordHash = db.prepare('UPDATE users SET password_hash = ? WHERE id = ? RETURNING *');
   const countAddresses = db.prepare('SELECT count(*) AS n FROM user_addresses WHERE user_id = ?');
   const insertAddress = db.prepare(
     `INSERT INTO user_addresses (user_id, id, street, city, postal_code, country, created_at)
@@ -178,6 +179,10 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
     },
     async revokeAccessBefore(id, { at, until }) {
       revoke(id, [['before', at]], at, until);
+    },
+    async setPasswordHash(id, passwordHash) {
+      const row = updatePasswordHash.get(passwordHash, id) as UserRow | undefined;
+      return row ? toUser(row) : null;
     },
     async addAddress(userId, stored) {
       if (!findById(userId)) return null;

@@ -45,6 +45,8 @@ export type UserStore = {
   /** Returns the updated user, or null when there is none with this id. */
   setRoles(id: string, roles: Role[]): Promise<User | null>;
   setDisabled(id: string, disabled: boolean): Promise<User | null>;
+  /** Replaces the password's hash (the admin CLI's user:set-password); null when there is no such user. */
+  setPasswordHash(id: string, passwordHash: string): Promise<User | null>;
 
   /** The user's roles, whether it is disabled, and its revocations still in force at `now`; null: no user. */
   accessOf(id: string, now: string): Promise<UserAccess | null>;

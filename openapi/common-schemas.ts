@@ -28,7 +28,7 @@ export const addressSchema = z
       .regex(/^[A-Z]{2}$/)
       .meta({ description: 'ISO 3166-1 alpha-2 country code.' }),
   })
-  .meta({ id: 'Address', description: 'A postal address (spec 2.1).' });
+  .meta({ id: 'Address', description: 'A postal address; country is an ISO 3166-1 alpha-2 code.' });
 
 export const storedAddressSchema = addressSchema
   .extend({ id: z.uuid() })
@@ -54,7 +54,7 @@ export const problemSchema = z
   .meta({
     id: 'Problem',
     description:
-      'RFC 9457 problem details (spec 2.3), served as application/problem+json. Extension members ride along, such as currentStatus and attemptedAction on invalid-state-transition.',
+      'RFC 9457 problem details, served as application/problem+json. Extension members ride along, such as currentStatus and attemptedAction on invalid-state-transition.',
   });
 
 export const validationProblemSchema = z

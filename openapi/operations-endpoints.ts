@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiOperation } from '../infrastructure/http/openapi/api-operation.ts';
 import { problemKinds } from '../infrastructure/http/problem-kinds.ts';
+import { serviceIndexCacheControl, serviceIndexSchema } from './service-index.ts';
 
 const checks = z
   .record(z.string(), z.strictObject({ status: z.enum(['ok', 'failing']), detail: z.string().optional() }))
@@ -10,6 +11,21 @@ const checks = z
 
 /** What operators and tools use: liveness, readiness, metrics, this document and the problem type pages. */
 export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] => [
+  {
+    method: 'get',
+    path: '/',
+    operationId: 'getIndex',
+    tag: 'operations',
+    summary: 'Where to start: links to the API reference, this document, the probes and the catalogue',
+    responses: {
+      200: {
+        description: 'The index.',
+        body: serviceIndexSchema,
+        headers: { ETag: true, 'Cache-Control': serviceIndexCacheControl },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
+    },
+  },
   {
     method: 'get',
     path: '/health',

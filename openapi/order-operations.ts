@@ -44,7 +44,7 @@ export const orderSchema = z
   })
   .meta({
     id: 'Order',
-    description: 'An order (spec 2.1): prices, names and address as they were at ordering.',
+    description: 'An order: prices, names and address as they were at ordering.',
   });
 
 export const eventSchema = z

@@ -10,7 +10,7 @@ import { pageOf, problemSchema, timestamp } from './common-schemas.ts';
 
 const productSummary = z
   .strictObject({ id: z.int().min(1), name: z.string() })
-  .meta({ id: 'ProductSummary', description: 'A product in a list: its id and name only (spec 2.2).' });
+  .meta({ id: 'ProductSummary', description: 'A product in a list: its id and name only.' });
 
 const product = z
   .strictObject({
@@ -21,13 +21,14 @@ const product = z
       .meta({ description: 'Decimal, in the catalogue currency (configuration; default EUR).' }),
     updatedAt: timestamp.meta({ description: 'RFC 3339 timestamp of the last change.' }),
   })
-  .meta({ id: 'Product', description: 'A product (spec 2.2).' });
+  .meta({ id: 'Product', description: 'A product: its price is a decimal in the catalogue currency.' });
 
 const category = z.strictObject({ id: z.string(), name: z.string() }).meta({ id: 'Category' });
 
 const productNotFound = problemSchema.and(z.object({ code: z.literal('PRODUCT_NOT_FOUND') })).meta({
   id: 'ProductNotFoundProblem',
-  description: 'Spec 4.2’s {code: PRODUCT_NOT_FOUND} inside a problem, so both readings of the spec hold.',
+  description:
+    'A not-found problem that also carries `code: PRODUCT_NOT_FOUND`, for clients that look for that code.',
 });
 
 const notModified = (headers: ApiResponse['headers']): ApiResponse => ({
@@ -84,7 +85,7 @@ export const productOperations: ApiOperation[] = [
     operationId: 'listCategories',
     tag: 'products',
     summary: 'List the categories',
-    description: 'Static master data (spec 4.7).',
+    description: 'Static master data: cacheable for an hour.',
     responses: {
       200: {
         description: 'The categories.',

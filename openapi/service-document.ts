@@ -8,6 +8,7 @@ import { problemBodies } from './common-schemas.ts';
 import { operationsEndpoints } from './operations-endpoints.ts';
 import { orderOperations } from './order-operations.ts';
 import { productOperations } from './product-operations.ts';
+import { serviceIndexRoutes } from './service-index.ts';
 import { registerWebhookEvents } from './webhook-events.ts';
 import { webhookOperations } from './webhook-operations.ts';
 
@@ -86,7 +87,7 @@ export const createServiceDocument = ({
       {
         name: 'operations',
         description:
-          'For operators and tools rather than shops: health, readiness, metrics, this document and the problem type pages.',
+          'For operators and tools rather than shops: the index of links, health, readiness, metrics, this document and the problem type pages.',
       },
     ],
   });
@@ -94,11 +95,12 @@ export const createServiceDocument = ({
 
 /**
  * The answers the service gives for a path asked with a method it does not have (405 with Allow) and for
- * OPTIONS (204 with Allow), then GET /openapi.json and GET /docs: mounted first, before the routers.
+ * OPTIONS (204 with Allow), then GET / (an index of links), GET /openapi.json and GET /docs: mounted
+ * first, before the routers.
  */
 export const serviceDocsRoutes = (settings: DocumentSettings) => {
   const document = createServiceDocument(settings);
   const router = createRouter();
   router.use(allowedMethods({ paths: document.paths ?? {} }, apiDocsAssetPaths));
-  return router.use(apiDocsRoutes(document));
+  return router.use(apiDocsRoutes(document)).use(serviceIndexRoutes());
 };

@@ -189,7 +189,38 @@ export const startDeliveryWorker = ({
     });
     metrics.attempted(outcomeOf(judgement, settlement));
     await queue.settle(delivery.id, instanceId, settlement);
+    if (judgement.outcome !== 'delivered') warnNotDelivered(delivery, judgement, settlement);
     if (judgement.outcome === 'gone') await disableSubscription(subscription.id, goneReason);
+  };
+
+  /**
+   * A line at warn for every attempt that did not deliver, so that a refused or failing target shows in the
+   * log and not only in GET /webhooks/{id}/deliveries: who, which event, the outcome and the reason, and what
+   * comes next. Never the URL, the secret, the signature, the payload or the receiver's answer.
+   */
+  const warnNotDelivered = (delivery: Delivery, judgement: Judgement, settlement: Settlement) => {
+    logger.warn(
+      {
+        subscriptionId: delivery.subscriptionId,
+        deliveryId: delivery.id,
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        attempt: delivery.attempts + 1,
+        outcome: judgement.outcome,
+        statusCode: judgement.statusCode,
+        reason:
+          judgement.outcome === 'gone'
+            ? goneReason
+            : (judgement.error ?? `the receiver answered ${judgement.statusCode}`),
+        next:
+          judgement.outcome === 'gone'
+            ? 'subscription disabled'
+            : settlement.status === 'pending'
+              ? `retry at ${new Date(settlement.nextAttemptAt).toISOString()}`
+              : 'dead-lettered',
+      },
+      judgement.outcome === 'refused' ? 'webhook delivery refused' : 'webhook delivery failed',
+    );
   };
 
   const launch = (delivery: Delivery) => {

@@ -22,6 +22,7 @@ import { createWebhookPoster } from './post-webhook.ts';
 import { createRetryPolicy } from './retry-policy.ts';
 import { createSecretCipher, resolveSecretKey } from './secret-cipher.ts';
 import { startWebhookDispatcher } from './start-webhook-dispatcher.ts';
+import { warnWhenPrivateNetworksAllowed } from './private-network-warning.ts';
 import { createHostResolver } from './webhook-target.ts';
 
 export type DispatcherProcessDeps = { config: DispatcherConfig; logger: Logger; clock: Clock };
@@ -41,6 +42,7 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
   const eventStore = countingAppends(openEventLog(config.eventLog), metrics);
   const { db } = mongo;
   const settings = config.webhooks;
+  warnWhenPrivateNetworksAllowed(settings, logger);
   const subscriptionsProgress = createCheckpointProgress({
     checkpoints: createMongoCheckpointStore(db),
     projection: subscriptionProjectionName,

@@ -158,7 +158,7 @@ export const processEnvironment = (defaultPort: number) => ({
 export const publicAddressEnvironment = {
   PUBLIC_BASE_URL: z
     .url({ protocol: /^https?$/ })
-    .describe("The service's public address ({base_url} of the spec; also the tokens' default issuer)."),
+    .describe("The service's public address (the server of /openapi.json; also the tokens' default issuer)."),
   ERROR_TYPE_BASE: z
     .url()
     .optional()

@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { ConfigurationError, parseConfig } from '../config/parse-config.ts';
 import { createLogger } from '../logging/create-logger.ts';
 import { environmentHelp } from './environment-help.ts';
+import { listenStartupError } from './listen-error.ts';
 import { StartupError } from './startup-error.ts';
 
 export type RunningProcess = { stop: () => Promise<void> };
@@ -14,7 +15,8 @@ export type RunningProcess = { stop: () => Promise<void> };
  * its zod schema) and exits 0 without starting anything. Otherwise parses the environment once, creates
  * the logger and the clock, starts the process and stops it cleanly on SIGTERM or SIGINT (exit 0, or 1
  * when stopping failed). A bad variable exits 78 (EX_CONFIG) naming it; a StartupError (an unwritable
- * DATA_DIR) prints its one line and exits with its code (73).
+ * DATA_DIR) prints its one line and exits with its code (73), and so does a port that cannot be listened
+ * on (taken, privileged: 69).
  */
 export const runProcess = <Schema extends z.ZodType<{ logLevel: string }>>({
   schema,
@@ -48,7 +50,8 @@ export const runProcess = <Schema extends z.ZodType<{ logLevel: string }>>({
     process.once('SIGTERM', (signal) => void shutdown(signal));
     process.once('SIGINT', (signal) => void shutdown(signal));
   };
-  main().catch((error: unknown) => {
+  main().catch((caught: unknown) => {
+    const error = listenStartupError(caught) ?? caught;
     if (error instanceof ConfigurationError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(78);

@@ -30,7 +30,7 @@ describe('npm run admin -- catalog:import (the admin backend of spec section 1)'
       DATA_DIR: service.dataDir,
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('imported 1 products in 1 categories (added or updated)');
+    expect(result.stdout).toContain('imported 1 product in 1 category (added or updated)');
 
     const product = await fetch(`${service.url}/products/4242`);
     expect(product.status).toBe(200);

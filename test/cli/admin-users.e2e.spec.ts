@@ -100,7 +100,59 @@ describe('npm run admin -- user:* (against the store of a running service)', () 
     expect((await me()).status).toBe(401);
   });
 
+  it('sets a new password from standard input, ending the sessions signed in with the old one', async () => {
+    await runAdmin(
+      ['user:add', '--email', 'lost@shop.example', '--password-stdin', '--role', 'customer'],
+      env,
+      'forgotten-password\n',
+    );
+    const before = (await (await login('lost@shop.example', 'forgotten-password')).json()) as {
+      refresh_token: string;
+    };
+
+    const set = await runAdmin(
+      ['user:set-password', '--email', 'Lost@Shop.example', '--password-stdin'],
+      env,
+      'a new long secret\n',
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(
+      /^password set for [0-9a-f-]{36} {2}lost@shop\.example .*; its sessions ended\n$/,
+    );
+    expect(set.stderr).toBe('');
+    expect(set.stdout).not.toContain('a new long secret');
+
+    expect((await login('lost@shop.example', 'a new long secret')).status).toBe(200);
+    expect((await login('lost@shop.example', 'forgotten-password')).status).toBe(401);
+    const refreshed = await postJson(`${service.url}/auth/token/refresh`, {
+      refresh_token: before.refresh_token,
+    });
+    expect(refreshed.status).toBe(401);
+  });
+
+  it('warns on stderr when a password is given on the command line, and still takes it', async () => {
+    const added = await runAdmin(
+      ['user:add', '--email', 'argv@shop.example', '--password', 'seen-by-all', '--role', 'customer'],
+      env,
+    );
+    expect(added.code).toBe(0);
+    expect(added.stderr).toBe(
+      "warning: --password shows the password in the shell history, the process list and npm's banner; " +
+        'prefer --password-stdin\n',
+    );
+    expect((await login('argv@shop.example', 'seen-by-all')).status).toBe(200);
+    const set = await runAdmin(
+      ['user:set-password', '--email', 'argv@shop.example', '--password', 'seen-again-by-all'],
+      env,
+    );
+    expect(set.code).toBe(0);
+    expect(set.stderr).toMatch(/^warning: --password shows the password/);
+    expect((await login('argv@shop.example', 'seen-again-by-all')).status).toBe(200);
+  });
+
   it.each([
+    [['user:set-password', '--email', 'ghost@shop.example', '--password-stdin'], /no user with e-mail/],
+    [['user:set-password', '--email', 'ops@shop.example', '--password', 'short'], /at least 8 characters/],
     [
       ['user:add', '--email', 'x@shop.example', '--password', 'long-enough', '--role', 'wizard'],
       /unknown role wizard/,

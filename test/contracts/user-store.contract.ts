@@ -74,6 +74,15 @@ export const userStoreContract = (adapterName: string, createStore: () => Promis
       expect(await store.setDisabled(randomUUID(), true)).toBeNull();
     });
 
+    it('replaces a password hash, returning the updated user', async () => {
+      const user = aUser();
+      await store.addUser(user);
+      const passwordHash = 'scrypt$N=1024,r=8,p=1$b3RoZXI=$a2V5Mg==';
+      expect(await store.setPasswordHash(user.id, passwordHash)).toMatchObject({ id: user.id, passwordHash });
+      expect(await store.findByEmail(user.email)).toMatchObject({ passwordHash, roles: user.roles });
+      expect(await store.setPasswordHash(randomUUID(), passwordHash)).toBeNull();
+    });
+
     it("keeps each user's addresses apart and reaches them only through their owner", async () => {
       const [ann, bob] = [aUser(), aUser()];
       await store.addUser(ann);

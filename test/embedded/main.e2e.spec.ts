@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -116,6 +117,36 @@ describe('the embedded default as a process (npm start)', () => {
     expect(await read.text()).toBe(placedOrder.body);
     service.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('fails on a taken port with one line naming it (exit 69), before making demo users', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'embedded-port-taken-'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const service = run({ PORT: String(port), DATA_DIR: fresh, SEED_DEMO_USERS: 'true' });
+      let stderr = '';
+      service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => service.once('exit', resolve));
+      expect(code).toBe(69);
+      expect(stderr).toBe(
+        `failed to start: cannot listen on 127.0.0.1:${port}: the port is in use (set PORT)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      // The next start, on a port that is free, is the first to make the demo users and shows them.
+      const service = run({ PORT: '0', DATA_DIR: fresh, SEED_DEMO_USERS: 'true' });
+      let stderr = '';
+      service.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
+      await listeningUrl(createInterface({ input: service.stdout })[Symbol.asyncIterator]());
+      service.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stderr).toContain('Demo users were created');
+      expect(stderr).toMatch(/ {2}admin@example\.com +\S+ +admin/);
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 
   it('refuses to start on bad configuration, naming the variable', async () => {

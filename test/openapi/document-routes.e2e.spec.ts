@@ -42,6 +42,22 @@ describe('the OpenAPI document against the routes', () => {
     expect(unrouted).toEqual([]);
   });
 
+  it('answers GET / with an index of links, each of which leads somewhere, cacheable for an hour', async () => {
+    const index = await fetch(`${service.url}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('cache-control')).toBe('public, max-age=3600');
+    const body = (await index.json()) as { name: string; links: Record<string, string> };
+    expect(body.name).toBe('Order and Product Service');
+    expect(body.links).toMatchObject({ docs: '/docs', openapi: '/openapi.json', health: '/health' });
+    for (const [name, path] of Object.entries(body.links)) {
+      const response = await fetch(`${service.url}${path}`, { method: 'HEAD' });
+      // POST only for the token endpoint (405 to HEAD); every other link answers HEAD (ready: 200 or 503).
+      expect(response.status, name).not.toBe(404);
+    }
+    const etag = index.headers.get('etag')!;
+    expect((await fetch(`${service.url}/`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+  });
+
   it('answers a method a documented path does not have with 405 and Allow, and OPTIONS with Allow', async () => {
     const put = await fetch(`${service.url}/orders`, { method: 'PUT', headers: auth });
     expect(put.status).toBe(405);

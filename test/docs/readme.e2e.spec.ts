@@ -1,0 +1,230 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, pollUntil } from '../support/embedded-child.ts';
+import { forbiddenOutput, shellBlocks, type ShellBlock } from './readme-blocks.ts';
+
+// The README runs as written: its shell blocks, in order, in one bash session (-euo pipefail) from the
+// repository's root, against a fresh embedded service on a free port and a fresh DATA_DIR, with a PATH
+// without node_modules/.bin (as a newcomer's shell has). A block fails the test when it exits non-zero,
+// when it prints what the README says nothing prints (forbiddenOutput), or when it lacks an expected text.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const blocks = shellBlocks(readme);
+
+const missingTools = ['bash', 'curl', 'jq'].filter(
+  (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
+);
+if (missingTools.length > 0) {
+  const reason = `${missingTools.join(', ')} not installed (the README's quick tour needs them)`;
+  // .ci/run installs them and sets REQUIRE_README_TOOLS: there this test never skips.
+  if (process.env['REQUIRE_README_TOOLS'] === 'true') throw new Error(reason);
+  process.stderr.write(`[readme] skipped: ${reason}\n`);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'readme-'));
+/** Process groups started here: whatever is left of them is killed at the end, pass or fail. */
+const groups: number[] = [];
+afterAll(() => {
+  for (const group of groups) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // ended already
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/**
+ * A newcomer's environment: no npm variables, no node_modules/.bin on PATH; the service's port and data,
+ * and the tour receiver's port (free ones: other test runs may share this machine).
+ */
+const newcomerEnv = (port: number, hooksPort: number) => ({
+  PATH: (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter((entry) => !entry.includes('node_modules'))
+    .join(delimiter),
+  HOME: process.env['HOME'] ?? scratch,
+  LANG: 'C.UTF-8',
+  TMPDIR: scratch,
+  PORT: String(port),
+  HOOKS_PORT: String(hooksPort),
+  DATA_DIR: join(scratch, 'data'),
+});
+
+const where = (block: ShellBlock) => `README.md:${block.line}`;
+const tail = (text: string) => text.split('\n').slice(-40).join('\n');
+
+/** Runs blocks one by one in one bash, so that variables and functions carry over; reports per block. */
+const startSession = (env: Record<string, string>) => {
+  const bash = spawn('bash', ['--noprofile', '--norc', '-euo', 'pipefail'], {
+    cwd: root,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  }) as ChildProcessWithoutNullStreams;
+  groups.push(bash.pid!);
+  let output = '';
+  let exit: number | null | undefined;
+  const waiters = new Set<() => void>();
+  const wake = () => waiters.forEach((waiter) => waiter());
+  bash.stdout.on('data', (chunk: Buffer) => ((output += chunk.toString()), wake()));
+  bash.stderr.on('data', (chunk: Buffer) => ((output += chunk.toString()), wake()));
+  bash.once('exit', (code, signal) => ((exit = code ?? (signal ? 128 : null)), wake()));
+
+  return {
+    output: () => output,
+    /** Runs one block; resolves with what it printed, or rejects saying where and why it failed. */
+    async run(block: ShellBlock, index: number, timeoutMs = 120_000) {
+      const file = join(scratch, `block-${index}.sh`);
+      writeFileSync(file, `${block.code}\n`);
+      const done = `@@readme-block-${index}-done@@`;
+      const from = output.length;
+      // The block reads nothing from this pipe: its stdin is /dev/null, as a command typed alone would see none.
+      bash.stdin.write(`source '${file}' < /dev/null\nprintf '\\n%s\\n' '${done}'\n`);
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(`${where(block)}: still running after ${timeoutMs} ms:\n${tail(output.slice(from))}`),
+          );
+        }, timeoutMs);
+        const check = () => {
+          if (output.includes(done, from)) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve();
+          } else if (exit !== undefined) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            reject(
+              new Error(
+                `${where(block)}: exited ${exit}:\n${block.code}\n--- output\n${tail(output.slice(from))}`,
+              ),
+            );
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+      const printed = output.slice(from, output.indexOf(done, from));
+      output = output.replace(`\n${done}\n`, '\n');
+      return printed;
+    },
+    stop() {
+      bash.stdin.end();
+    },
+  };
+};
+
+/** A background block (the service): started in a bash of its own, stopped with SIGTERM at the end. */
+const startBackground = (block: ShellBlock, env: Record<string, string>) => {
+  const child = spawn('bash', ['--noprofile', '--norc', '-euo', 'pipefail', '-c', block.code], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  groups.push(child.pid!);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let ended = false;
+  void exited.then(() => (ended = true));
+  return {
+    output: () => output,
+    ended: () => ended,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+};
+
+const logLines = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
+
+describe.skipIf(missingTools.length > 0)('README.md, run as written', () => {
+  it('has a quick tour to run, and says why any block is not run', () => {
+    expect(blocks.filter((block) => block.mode === 'background')).toHaveLength(1);
+    expect(blocks.filter((block) => block.mode === 'run').length).toBeGreaterThan(5);
+    for (const block of blocks.filter((b) => b.mode === 'not-run'))
+      expect(block.reason, where(block)).not.toBe('');
+  });
+
+  it('runs every block on a fresh clone without an error, and the service stops cleanly with SIGTERM', async () => {
+    const port = await freePort();
+    let hooksPort = await freePort();
+    while (hooksPort === port) hooksPort = await freePort();
+    const env = newcomerEnv(port, hooksPort);
+    const session = startSession(env);
+    let service: ReturnType<typeof startBackground> | undefined;
+    const ran: string[] = [];
+    try {
+      for (const [index, block] of blocks.entries()) {
+        if (block.mode === 'not-run') {
+          process.stdout.write(`[readme] ${where(block)} not run: ${block.reason}\n`);
+          continue;
+        }
+        if (block.mode === 'background') {
+          service = startBackground(block, env);
+          const started = service;
+          await pollUntil(
+            `GET /health of the service started at ${where(block)}`,
+            async () => {
+              if (started.ended()) throw new Error(`${where(block)} ended:\n${tail(started.output())}`);
+              try {
+                return (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
+              } catch {
+                return false;
+              }
+            },
+            { timeoutMs: 90_000, intervalMs: 100 },
+          );
+          continue;
+        }
+        const started = performance.now();
+        const printed = await session.run(block, index);
+        ran.push(`${where(block)} ${Math.round(performance.now() - started)} ms`);
+        for (const { pattern, what } of forbiddenOutput) {
+          expect(
+            printed,
+            `${where(block)} printed ${what}:\n${block.code}\n--- output\n${tail(printed)}`,
+          ).not.toMatch(pattern);
+        }
+        for (const text of block.expect) {
+          expect(session.output(), `${where(block)}: expected the output to contain ${text}`).toContain(text);
+        }
+      }
+    } finally {
+      session.stop();
+      process.stdout.write(`[readme] blocks run: ${ran.join(', ')}\n`);
+    }
+    // Output that came late (stderr, the receiver in the background) counts too.
+    for (const { pattern, what } of forbiddenOutput) {
+      expect(session.output(), `the README's commands printed ${what}`).not.toMatch(pattern);
+    }
+    expect(service, 'a background block starting the service').toBeDefined();
+    const log = logLines(service!.output());
+    expect(log.filter((line) => line.level >= 50)).toEqual([]);
+    expect(log.map((line) => line.msg)).toContain(
+      'webhooks may reach loopback, private and cloud metadata addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): for local demos and tests only',
+    );
+    // As a newcomer stops it: SIGTERM to `npm start` (what the block started), and the service is gone.
+    expect(await service!.stop()).toEqual({ code: 0, signal: null });
+    expect(logLines(service!.output()).at(-1)?.msg).toBe('embedded service stopped');
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    // About 15 s alone; more beside the other suites of npm test on two cores.
+  }, 240_000);
+});
