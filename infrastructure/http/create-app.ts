@@ -4,7 +4,6 @@ import type { Registry } from 'prom-client';
 import { recordRequestDuration } from '../metrics/http-metrics.ts';
 import { afterResponse } from './after-response.ts';
 import { bodyDeadline } from './body-deadline.ts';
-import { closeConnectionsWithUnreadBodies } from './close-unread-bodies.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import { jsonBodyProblem, requireValidUtf8 } from './json-body-check.ts';
 import type { Readiness } from '../operations/readiness.ts';
@@ -61,7 +60,9 @@ const bodyParsers = (): RequestHandler => {
   const form = express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 });
   return (request, response, next) => {
     if (request.method === 'GET' || request.method === 'HEAD') return next();
-    // At once, with the connection closed: body-parser would read the whole declared body first.
+    // At once: body-parser would read the whole declared body before answering. Node then reads and drops
+    // what the client goes on sending (bounded by the request timeout), so that the answer is not lost to
+    // a connection reset while the client still writes.
     if (Number(request.headers['content-length'] ?? 0) > maxBodyBytes) {
       return next(new ApiError('payload-too-large', 'The request body exceeds 100 kB.'));
     }
@@ -101,7 +102,6 @@ export const createHttpApp = ({
   app.set('strict routing', true);
   app.set('trust proxy', trustProxy);
   enforceCacheControlRules(app);
-  closeConnectionsWithUnreadBodies(app);
   app.use(securityHeaders());
   // First after the headers every response carries: a refusal costs as little as possible (no request id,
   // log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.

@@ -131,6 +131,9 @@ const listenShared = async (
     createServer(
       {
         headersTimeout: headersTimeoutMs,
+        // A request's headers and body, whole: what a refused request still sends is read and dropped
+        // until then, and a connection that stalls is closed then.
+        requestTimeout: 2 * headersTimeoutMs,
         connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
         // Checked by the app, which answers problem details (Node would answer a bare 400).
         requireHostHeader: false,

@@ -170,8 +170,14 @@ describe('the authorization matrix: every role set x every operation x own and a
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
-      const read = (path: string, consistencyToken: string) =>
-        send('GET', path, undefined, { 'Consistency-Token': consistencyToken });
+      // A read waits (bounded) for the read models to reach the writes above; a loaded distributed mode may
+      // take longer than that bound (503): the read is asked again, since authorization is what is tested.
+      const read = async (path: string, consistencyToken: string) => {
+        for (let attempt = 1; ; attempt++) {
+          const response = await send('GET', path, undefined, { 'Consistency-Token': consistencyToken });
+          if (response.status !== 503 || attempt === 5) return response;
+        }
+      };
 
       const probes: Record<Operation, (whose: Whose) => Promise<Response>> = {
         placeOrder: async () =>

@@ -16,7 +16,16 @@ export type RawResponse = {
 export const sendRaw = (
   origin: string,
   request: Buffer,
-  { timeoutMs = 5_000, head = false }: { timeoutMs?: number; head?: boolean } = {},
+  {
+    timeoutMs = 5_000,
+    head = false,
+    firstResponse = false,
+  }: {
+    timeoutMs?: number;
+    head?: boolean;
+    /** Stop reading once a whole response has arrived, rather than when the server closes. */
+    firstResponse?: boolean;
+  } = {},
 ): Promise<{ responses: RawResponse[]; timedOut: boolean }> =>
   new Promise((resolve) => {
     const { hostname, port } = new URL(origin);
@@ -27,7 +36,10 @@ export const sendRaw = (
       timedOut = true;
       socket.destroy();
     }, timeoutMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (firstResponse && parseResponses(Buffer.concat(chunks), head).length > 0) socket.destroy();
+    });
     socket.on('error', () => undefined);
     socket.on('close', () => {
       clearTimeout(timer);
