@@ -14,7 +14,10 @@ const fitsCurrency = (price: number, currency: string) => {
   }
 };
 
-/** The import format: `{"products": [...]}` (or the bare array), each `{id, name, price, updatedAt, category}`. */
+/**
+ * The import format: `{"products": [...]}` (or the bare array), each `{id, name, price, updatedAt, category}`
+ * and optionally `stock` (absent: the product's stock is not tracked).
+ */
 const catalogFile = (currency: string) =>
   z.strictObject(
     {
@@ -31,6 +34,7 @@ const catalogFile = (currency: string) =>
             }),
           updatedAt: z.iso.datetime({ offset: true }),
           category: z.string().trim().min(1).max(100),
+          stock: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
         }),
       ),
     },
@@ -79,6 +83,7 @@ export const readCatalogFile = (
       priceMinor: moneyFromDecimal(entry.price, currency).amountMinor,
       updatedAt: new Date(entry.updatedAt).toISOString(),
       categoryId,
+      stock: entry.stock ?? null,
     });
   });
   if (problems.length > 0) throw new CatalogFileError(problems);

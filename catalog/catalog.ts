@@ -7,6 +7,8 @@ export type Product = {
   /** ISO 8601 / RFC 3339, UTC. */
   updatedAt: string;
   categoryId: string;
+  /** Units available to order, set by the catalogue import; null when the catalogue does not track them. */
+  stock: number | null;
 };
 
 export type Category = { id: string; name: string };

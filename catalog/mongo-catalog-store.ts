@@ -2,15 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { foldForSearch, type CatalogStore, type Product } from './catalog.ts';
 
-type ProductDocument = Omit<Product, 'id'> & { _id: number; nameFolded: string };
+/** `stock` is absent from documents written before products had stock: not tracked. */
+type ProductDocument = Omit<Product, 'id' | 'stock'> & {
+  _id: number;
+  nameFolded: string;
+  stock?: number | null;
+};
 type CategoryDocument = { _id: string; name: string };
 type RevisionDocument = { _id: 'catalog'; revision: string };
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const toProduct = ({ _id, nameFolded: _folded, ...product }: ProductDocument): Product => ({
+const toProduct = ({ _id, nameFolded: _folded, stock, ...product }: ProductDocument): Product => ({
   id: _id,
   ...product,
+  stock: stock ?? null,
 });
 
 /**

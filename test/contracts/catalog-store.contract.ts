@@ -3,6 +3,9 @@ import type { CatalogStore, Category, Product } from '../../catalog/catalog.ts';
 
 const kitchen: Category = { id: 'kitchen', name: 'Kitchen' };
 const garden: Category = { id: 'garden', name: 'Garden' };
+/** Stock levels of the products the contract imports first: one sold out, one not tracked. */
+const stockOf: Record<number, number | null> = { 1: 25, 2: 0, 3: null, 4: 3 };
+
 const product = (
   id: number,
   name: string,
@@ -14,6 +17,7 @@ const product = (
   priceMinor: id * 10,
   updatedAt,
   categoryId,
+  stock: stockOf[id] ?? null,
 });
 
 /**
@@ -46,6 +50,17 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect(await store.countProducts()).toBe(4);
     });
 
+    it("carries each product's stock: a count, zero when sold out, null when not tracked", async () => {
+      expect((await store.listProducts()).map((p) => [p.id, p.stock])).toEqual([
+        [1, 25],
+        [2, 0],
+        [3, null],
+        [4, 3],
+      ]);
+      expect(await store.getProduct(2)).toMatchObject({ stock: 0 });
+      expect(await store.getProduct(3)).toMatchObject({ stock: null });
+    });
+
     it('lists categories by name, reads one with its products', async () => {
       expect(await store.listCategories()).toEqual([garden, kitchen]);
       expect(await store.getCategory('garden')).toEqual(garden);
@@ -73,11 +88,15 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect((await store.searchProducts('%', { offset: 0, limit: 10 })).total).toBe(0);
     });
 
-    it('moves its revision with every import, and updates products by id', async () => {
+    it('moves its revision with every import, and updates products by id, stock included', async () => {
       const before = await store.revision();
       await store.importCatalog(
         {
-          products: [product(1, 'Espresso Cup, white', 'kitchen', '2026-11-20T09:00:00.000Z')],
+          products: [
+            { ...product(1, 'Espresso Cup, white', 'kitchen', '2026-11-20T09:00:00.000Z'), stock: 7 },
+            { ...product(3, 'Chef’s Knife'), stock: 2 },
+            { ...product(4, 'ÉCLAIR mould'), stock: null },
+          ],
           categories: [kitchen],
         },
         { replace: false },
@@ -87,7 +106,10 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect(await store.getProduct(1)).toMatchObject({
         name: 'Espresso Cup, white',
         updatedAt: '2026-11-20T09:00:00.000Z',
+        stock: 7,
       });
+      expect(await store.getProduct(3)).toMatchObject({ stock: 2 });
+      expect(await store.getProduct(4)).toMatchObject({ stock: null });
       expect(await store.countProducts()).toBe(4);
     });
 
