@@ -6,6 +6,8 @@ import type { CatalogStore } from './catalog.ts';
 export const productDetailCacheControl = 'public, max-age=300, s-maxage=300';
 export const productListCacheControl = 'public, s-maxage=60';
 export const categoryListCacheControl = 'public, max-age=3600';
+/** Issue 27: stock moves with every import, so it is kept 30 s, by browsers and shared caches alike. */
+export const stockCacheControl = 'public, max-age=30, s-maxage=30';
 
 /**
  * The catalogue's hot responses kept as bytes plus ETag, so a request costs a map lookup rather than a
@@ -105,6 +107,22 @@ export const createCatalogRepresentations = ({
             updatedAt: product.updatedAt,
           },
           { lastModified: product.updatedAt, cacheControl: productDetailCacheControl },
+        );
+      }),
+
+    /** A product's stock level: available null and tracked false when the catalogue does not track it. */
+    stock: (id: number) =>
+      keep(`stock:${id}`, async () => {
+        const product = await store.getProduct(id);
+        if (!product) return null;
+        return jsonRepresentation(
+          {
+            productId: product.id,
+            available: product.stock,
+            tracked: product.stock !== null,
+            updatedAt: product.updatedAt,
+          },
+          { lastModified: product.updatedAt, cacheControl: stockCacheControl },
         );
       }),
 

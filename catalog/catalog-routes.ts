@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { ApiError, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
@@ -11,7 +11,16 @@ import type { CatalogRepresentations } from './catalog-representations.ts';
 const productIdPattern = /^[1-9]\d{0,15}$/;
 const categoryIdPattern = /^[a-z0-9-]{1,100}$/;
 
-const productNotFound = (id: string) =>
+/** The id of /products/{id}..., or a 400. */
+const productIdOf = (request: Request): number => {
+  const id = request.params['id'] as string;
+  if (!productIdPattern.test(id) || !Number.isSafeInteger(Number(id))) {
+    throw validationFailed([{ field: 'id', message: 'must be a positive integer' }]);
+  }
+  return Number(id);
+};
+
+const productNotFound = (id: number) =>
   new ApiError('not-found', `There is no product ${id}.`, { extensions: { code: 'PRODUCT_NOT_FOUND' } });
 
 const pageNumber = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
@@ -26,7 +35,7 @@ export const searchQuery = z.object({
   perPage: pageNumber.min(1, 'must be at least 1').max(100, 'must be at most 100').default(20),
 });
 
-/** GET /products, /products/{id}, /categories, /categories/{id}, /search: read-only, cacheable. */
+/** GET /products, /products/{id}, /products/{id}/stock, /categories, /categories/{id}, /search: read-only, cacheable. */
 export const catalogRoutes = ({
   store,
   representations,
@@ -41,17 +50,21 @@ export const catalogRoutes = ({
   });
 
   router.get('/products/:id', (request, response) => {
-    const id = request.params['id'] as string;
-    if (!productIdPattern.test(id) || !Number.isSafeInteger(Number(id))) {
-      throw validationFailed([{ field: 'id', message: 'must be a positive integer' }]);
-    }
+    const id = productIdOf(request);
     const send = (representation: Representation | null) => {
       if (!representation) throw productNotFound(id);
       sendRepresentation(request, response, representation);
     };
     // The hottest route answers kept representations synchronously; only a miss or a check awaits.
-    const representation = representations.product(Number(id));
+    const representation = representations.product(id);
     return representation instanceof Promise ? representation.then(send) : send(representation);
+  });
+
+  router.get('/products/:id/stock', async (request, response) => {
+    const id = productIdOf(request);
+    const representation = await representations.stock(id);
+    if (!representation) throw productNotFound(id);
+    sendRepresentation(request, response, representation);
   });
 
   router.get('/categories', async (request, response) => {

@@ -3,6 +3,7 @@ import {
   categoryListCacheControl,
   productDetailCacheControl,
   productListCacheControl,
+  stockCacheControl,
 } from '../catalog/catalog-representations.ts';
 import { searchQuery } from '../catalog/catalog-routes.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
@@ -24,6 +25,33 @@ const product = z
   .meta({ id: 'Product', description: 'A product (spec 2.2).' });
 
 const category = z.strictObject({ id: z.string(), name: z.string() }).meta({ id: 'Category' });
+
+const stockUpdatedAt = timestamp.meta({
+  description:
+    'The product’s updatedAt: when the catalogue last changed the product, its stock included (also the Last-Modified).',
+});
+const stockLevel = z
+  .discriminatedUnion('tracked', [
+    z.strictObject({
+      productId: z.int().min(1),
+      available: z.int().min(0).meta({
+        description: 'Units that may be ordered now (0: sold out). Orders do not reserve stock.',
+      }),
+      tracked: z.literal(true),
+      updatedAt: stockUpdatedAt,
+    }),
+    z.strictObject({
+      productId: z.int().min(1),
+      available: z.null().meta({ description: 'Not tracked: any quantity may be ordered.' }),
+      tracked: z.literal(false),
+      updatedAt: stockUpdatedAt,
+    }),
+  ])
+  .meta({
+    id: 'StockLevel',
+    description:
+      'A product’s stock as the catalogue import last set it. `tracked: false` (with `available: null`) when the catalogue does not track the product’s stock.',
+  });
 
 const productNotFound = problemSchema.and(z.object({ code: z.literal('PRODUCT_NOT_FOUND') })).meta({
   id: 'ProductNotFoundProblem',
@@ -72,6 +100,33 @@ export const productOperations: ApiOperation[] = [
         headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl },
       },
       304: notModified({ ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl }),
+    },
+    problems: {
+      'validation-failed': 'The id is not a positive integer.',
+      'not-found': { when: 'There is no product with this id.', body: productNotFound },
+    },
+  },
+  {
+    method: 'get',
+    path: '/products/{id}/stock',
+    operationId: 'getProductStock',
+    tag: 'products',
+    summary: 'Query a product’s stock',
+    description:
+      'How many units may be ordered now. POST /orders refuses a line asking for more than this. Stock is set by the catalogue import (the admin backend); orders do not reserve it.',
+    params: z.object({
+      id: z
+        .string()
+        .regex(/^[1-9]\d{0,15}$/)
+        .meta({ description: 'A positive integer.' }),
+    }),
+    responses: {
+      200: {
+        description: 'The stock level.',
+        body: stockLevel,
+        headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': stockCacheControl },
+      },
+      304: notModified({ ETag: true, 'Last-Modified': true, 'Cache-Control': stockCacheControl }),
     },
     problems: {
       'validation-failed': 'The id is not a positive integer.',
