@@ -2,10 +2,11 @@ import type { Request, Router } from 'express';
 import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { ApiError, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
-import { sendJson, sendRepresentation, type Representation } from '../infrastructure/http/representation.ts';
+import { sendJson, sendRepresentation } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
 import type { CatalogStore } from './catalog.ts';
 import type { CatalogRepresentations } from './catalog-representations.ts';
+import { sendDatedRepresentation, type DatedRepresentation } from './dated-representation.ts';
 
 /** Canonical positive integers only, so one product has one URL (and one entry in every cache). */
 const productIdPattern = /^[1-9]\d{0,15}$/;
@@ -51,9 +52,9 @@ export const catalogRoutes = ({
 
   router.get('/products/:id', (request, response) => {
     const id = productIdOf(request);
-    const send = (representation: Representation | null) => {
+    const send = (representation: DatedRepresentation | null) => {
       if (!representation) throw productNotFound(id);
-      sendRepresentation(request, response, representation);
+      sendDatedRepresentation(request, response, representation);
     };
     // The hottest route answers kept representations synchronously; only a miss or a check awaits.
     const representation = representations.product(id);
@@ -64,7 +65,7 @@ export const catalogRoutes = ({
     const id = productIdOf(request);
     const representation = await representations.stock(id);
     if (!representation) throw productNotFound(id);
-    sendRepresentation(request, response, representation);
+    sendDatedRepresentation(request, response, representation);
   });
 
   router.get('/categories', async (request, response) => {

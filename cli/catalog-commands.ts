@@ -33,7 +33,7 @@ export const catalogCommands: Record<string, (args: string[], context: CommandCo
     }
     let catalog;
     try {
-      catalog = readCatalogFile(json, context.catalogCurrency);
+      catalog = readCatalogFile(json, context.catalogCurrency, { now: context.clock.now() });
     } catch (error) {
       if (error instanceof CatalogFileError) throw new DataError(error.message);
       throw error;

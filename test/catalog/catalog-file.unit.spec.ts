@@ -68,6 +68,27 @@ describe('the catalogue import file', () => {
     ).toEqual(['products[0].stock', 'products[1].stock', 'products[2].stock', 'products[3].stock']);
   });
 
+  it('given the clock, refuses an updatedAt more than 5 minutes ahead of it, naming the product', () => {
+    const now = new Date('2026-11-01T09:00:00Z');
+    const at = (offsetMs: number) => new Date(now.getTime() + offsetMs).toISOString();
+    const file = [
+      { ...entry, updatedAt: at(5 * 60_000) },
+      { ...entry, id: 8, updatedAt: at(5 * 60_000 + 1) },
+    ];
+    expect(() => readCatalogFile(file, 'EUR')).not.toThrow();
+    try {
+      readCatalogFile(file, 'EUR', { now });
+      expect.unreachable('the file was accepted');
+    } catch (error) {
+      expect((error as CatalogFileError).problems).toEqual([
+        {
+          field: 'products[1].updatedAt',
+          message: 'product 8: 2026-11-01T09:05:00.001Z is more than 5 minutes in the future',
+        },
+      ]);
+    }
+  });
+
   it('reports duplicate ids and categories whose names collide, each at its place', () => {
     expect(problemsOf([entry, { ...entry, category: 'Coffee  Tea' }])).toEqual([
       { field: 'products[1].id', message: 'duplicate product id 7' },

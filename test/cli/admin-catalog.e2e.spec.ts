@@ -72,4 +72,19 @@ describe('npm run admin -- catalog:import (the admin backend of spec section 1)'
     expect(notJson.code).toBe(65);
     expect(notJson.stderr).toMatch(/cannot read .* as JSON/);
   });
+
+  it('refuses an updatedAt more than 5 minutes ahead of its clock, naming the product, and changes nothing', async () => {
+    const ahead = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const future = writeCatalog('future.json', [
+      { ...teapot, id: 4243, updatedAt: ahead(4) },
+      { ...teapot, id: 4244, updatedAt: ahead(60) },
+    ]);
+    const result = await runAdmin(['catalog:import', future], { DATA_DIR: service.dataDir });
+    expect(result.code).toBe(65);
+    expect(result.stderr).toMatch(
+      /products\[1\]\.updatedAt: product 4244: .* is more than 5 minutes in the future/,
+    );
+    expect(result.stderr).not.toContain('4243');
+    expect((await fetch(`${service.url}/products/4243`)).status).toBe(404);
+  });
 });
