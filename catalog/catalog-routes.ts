@@ -7,6 +7,7 @@ import { parseInput } from '../infrastructure/http/validation.ts';
 import type { CatalogStore } from './catalog.ts';
 import type { CatalogRepresentations } from './catalog-representations.ts';
 import { sendDatedRepresentation, type DatedRepresentation } from './dated-representation.ts';
+import { surrogateKeys } from './surrogate-keys.ts';
 
 /** Canonical positive integers only, so one product has one URL (and one entry in every cache). */
 const productIdPattern = /^[1-9]\d{0,15}$/;
@@ -47,11 +48,14 @@ export const catalogRoutes = ({
   const router = createRouter();
 
   router.get('/products', async (request, response) => {
+    response.setHeader('Surrogate-Key', surrogateKeys.productList);
     sendRepresentation(request, response, await representations.productList());
   });
 
   router.get('/products/:id', (request, response) => {
     const id = productIdOf(request);
+    // Also on the 404: a cached "no such product" goes when the product is added.
+    response.setHeader('Surrogate-Key', surrogateKeys.product(id));
     const send = (representation: DatedRepresentation | null) => {
       if (!representation) throw productNotFound(id);
       sendDatedRepresentation(request, response, representation);
@@ -63,12 +67,14 @@ export const catalogRoutes = ({
 
   router.get('/products/:id/stock', async (request, response) => {
     const id = productIdOf(request);
+    response.setHeader('Surrogate-Key', surrogateKeys.product(id));
     const representation = await representations.stock(id);
     if (!representation) throw productNotFound(id);
     sendDatedRepresentation(request, response, representation);
   });
 
   router.get('/categories', async (request, response) => {
+    response.setHeader('Surrogate-Key', surrogateKeys.categoryList);
     sendRepresentation(request, response, await representations.categoryList());
   });
 
@@ -77,6 +83,7 @@ export const catalogRoutes = ({
     if (!categoryIdPattern.test(id)) {
       throw validationFailed([{ field: 'id', message: 'must be a category id such as kitchen' }]);
     }
+    response.setHeader('Surrogate-Key', surrogateKeys.category(id));
     const representation = await representations.category(id);
     if (!representation) throw notFound(`There is no category ${id}.`);
     sendRepresentation(request, response, representation);
@@ -84,6 +91,7 @@ export const catalogRoutes = ({
 
   router.get('/search', async (request, response) => {
     const { q, page, perPage } = parseInput(searchQuery, request.query, 'query');
+    response.setHeader('Surrogate-Key', surrogateKeys.search);
     const { total, items } = await store.searchProducts(q, { offset: (page - 1) * perPage, limit: perPage });
     // Spec 4.7's table: search results are private, no-cache, with an ETag.
     sendJson(

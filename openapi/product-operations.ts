@@ -58,6 +58,31 @@ const productNotFound = problemSchema.and(z.object({ code: z.literal('PRODUCT_NO
   description: 'Spec 4.2’s {code: PRODUCT_NOT_FOUND} inside a problem, so both readings of the spec hold.',
 });
 
+/** Surrogate-Key `product-<id>` on the 404 too: adding the product purges a cached "no such product". */
+const productNotFoundCase = {
+  when: 'There is no product with this id. Surrogate-Key `product-<id>`: adding the product purges this answer.',
+  body: productNotFound,
+  headers: { 'Surrogate-Key': true },
+} as const;
+
+const productDetailHeaders = {
+  ETag: true,
+  'Last-Modified': true,
+  'Cache-Control': productDetailCacheControl,
+  'Surrogate-Key': true,
+} as const;
+const stockHeaders = { ...productDetailHeaders, 'Cache-Control': stockCacheControl } as const;
+const categoryListHeaders = {
+  ETag: true,
+  'Cache-Control': categoryListCacheControl,
+  'Surrogate-Key': 'categories',
+} as const;
+const searchHeaders = {
+  ETag: true,
+  'Cache-Control': 'private, no-cache',
+  'Surrogate-Key': 'search',
+} as const;
+
 const notModified = (headers: ApiResponse['headers']): ApiResponse => ({
   description: 'Not modified: the client’s copy is current. No body; the caching headers are repeated.',
   ...(headers ? { headers } : {}),
@@ -76,9 +101,9 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The products.',
         body: z.array(productSummary),
-        headers: { ETag: true, 'Cache-Control': productListCacheControl },
+        headers: { ETag: true, 'Cache-Control': productListCacheControl, 'Surrogate-Key': 'products' },
       },
-      304: notModified({ ETag: true, 'Cache-Control': productListCacheControl }),
+      304: notModified({ ETag: true, 'Cache-Control': productListCacheControl, 'Surrogate-Key': 'products' }),
     },
   },
   {
@@ -97,13 +122,13 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The product.',
         body: product,
-        headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl },
+        headers: productDetailHeaders,
       },
-      304: notModified({ ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl }),
+      304: notModified(productDetailHeaders),
     },
     problems: {
       'validation-failed': 'The id is not a positive integer.',
-      'not-found': { when: 'There is no product with this id.', body: productNotFound },
+      'not-found': productNotFoundCase,
     },
   },
   {
@@ -124,13 +149,13 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The stock level.',
         body: stockLevel,
-        headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': stockCacheControl },
+        headers: stockHeaders,
       },
-      304: notModified({ ETag: true, 'Last-Modified': true, 'Cache-Control': stockCacheControl }),
+      304: notModified(stockHeaders),
     },
     problems: {
       'validation-failed': 'The id is not a positive integer.',
-      'not-found': { when: 'There is no product with this id.', body: productNotFound },
+      'not-found': productNotFoundCase,
     },
   },
   {
@@ -144,9 +169,9 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The categories.',
         body: z.array(category),
-        headers: { ETag: true, 'Cache-Control': categoryListCacheControl },
+        headers: categoryListHeaders,
       },
-      304: notModified({ ETag: true, 'Cache-Control': categoryListCacheControl }),
+      304: notModified(categoryListHeaders),
     },
   },
   {
@@ -165,13 +190,17 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The category.',
         body: category.extend({ products: z.array(productSummary) }).meta({ id: 'CategoryWithProducts' }),
-        headers: { ETag: true, 'Cache-Control': 'public, s-maxage=300' },
+        headers: { ETag: true, 'Cache-Control': 'public, s-maxage=300', 'Surrogate-Key': true },
       },
-      304: notModified({ ETag: true }),
+      304: notModified({ ETag: true, 'Surrogate-Key': true }),
     },
     problems: {
       'validation-failed': 'The id is not a category id.',
-      'not-found': 'There is no category with this id.',
+      'not-found': {
+        when: 'There is no category with this id. Surrogate-Key `category-<id>`: adding the category purges this answer.',
+        body: problemSchema,
+        headers: { 'Surrogate-Key': true },
+      },
     },
   },
   {
@@ -186,9 +215,9 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'A page of matching products.',
         body: pageOf(productSummary, 'ProductSearchPage'),
-        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+        headers: searchHeaders,
       },
-      304: notModified({ ETag: true, 'Cache-Control': 'private, no-cache' }),
+      304: notModified(searchHeaders),
     },
     problems: { 'validation-failed': 'q is missing or empty, or page or perPage is out of range.' },
   },

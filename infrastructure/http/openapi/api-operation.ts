@@ -33,6 +33,11 @@ const responseHeaders = {
     description: 'Seconds to wait before retrying.',
     schema: { type: 'string', pattern: '^\\d+$' },
   },
+  'Surrogate-Key': {
+    description:
+      'Space-separated keys of what this response shows (`products`, `product-<id>`, `categories`, `category-<id>`, `search`), for a cache in front to tag it with: a change of the catalogue purges the keys whose content changed. A cache strips it before responses leave it.',
+    schema: { type: 'string', pattern: '^[a-z0-9-]+( [a-z0-9-]+)*$' },
+  },
   'WWW-Authenticate': {
     description:
       'The bearer challenge: `Bearer realm="<realm>", error="invalid_token"` (no error attribute when no credentials were sent).',
@@ -52,7 +57,7 @@ export type ApiResponse = {
   headers?: Partial<Record<ResponseHeader, true | string>>;
 };
 
-type ProblemCase = string | { when: string; body: z.ZodType };
+type ProblemCase = string | { when: string; body: z.ZodType; headers?: ApiResponse['headers'] };
 
 export type ApiOperation = {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -155,24 +160,28 @@ const problemResponses = (
   bodies: ProblemBodies,
   errorTypeBase: string,
 ): Record<number, ResponseConfig> => {
-  const byStatus = new Map<number, { lines: string[]; body: z.ZodType }>();
+  const byStatus = new Map<number, { lines: string[]; body: z.ZodType; headers: ApiResponse['headers'] }>();
   for (const [kind, problemCase] of Object.entries(cases) as [ProblemKind, ProblemCase][]) {
     const { status, title } = problemKinds[kind];
     const when = typeof problemCase === 'string' ? problemCase : problemCase.when;
     const entry = byStatus.get(status) ?? {
       lines: [],
       body: status === 400 ? bodies.validation : bodies.problem,
+      headers: undefined,
     };
-    if (typeof problemCase !== 'string') entry.body = problemCase.body;
+    if (typeof problemCase !== 'string') {
+      entry.body = problemCase.body;
+      entry.headers = problemCase.headers;
+    }
     entry.lines.push(`\`${errorTypeBase}/${kind}\` (${title}): ${when}`);
     byStatus.set(status, entry);
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, { lines, body }]) => [
+    [...byStatus].map(([status, { lines, body, headers }]) => [
       status,
       {
         description: lines.join('\n\n'),
-        headers: headersObject(problemHeaders(status)),
+        headers: headersObject({ ...problemHeaders(status), ...headers }),
         content: { 'application/problem+json': { schema: body } },
       },
     ]),
