@@ -7,6 +7,8 @@ import {
   type Product,
   type ProductSummary,
 } from './catalog.ts';
+import { catalogAfterImport, changedSurrogateKeys } from './purge-keys.ts';
+import { createSqlitePurgeOutbox } from './sqlite-purge-outbox.ts';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS catalog_categories (
@@ -87,10 +89,21 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
   );
   const count = db.prepare('SELECT count(*) AS n FROM catalog_products');
   const revision = db.prepare('SELECT revision FROM catalog_revision');
+  const purges = createSqlitePurgeOutbox(db);
 
   return {
     async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
-      inWriteTransaction(db, () => {
+      return inWriteTransaction(db, () => {
+        const before = {
+          products: (products.all() as ProductRow[]).map(toProduct),
+          categories: categories.all() as Category[],
+        };
+        const after = catalogAfterImport(
+          before,
+          { products: imported, categories: importedCategories },
+          { replace },
+        );
+        const purgeKeys = changedSurrogateKeys(before, after);
         if (replace) {
           db.exec('DELETE FROM catalog_products');
           db.exec('DELETE FROM catalog_categories');
@@ -108,6 +121,8 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
           );
         }
         bumpRevision.run();
+        purges.record(purgeKeys);
+        return { purgeKeys };
       });
     },
     async listProducts() {
@@ -139,5 +154,6 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
     async revision() {
       return String((revision.get() as { revision: number }).revision);
     },
+    purges: purges.outbox,
   };
 };

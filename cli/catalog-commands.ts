@@ -9,6 +9,13 @@ export class DataError extends Error {
   readonly kind = 'data';
 }
 
+/** What the service serving the catalogue will purge from the caches in front (its CACHE_PURGE_URLS). */
+const purgeLine = (keys: string[]) => {
+  if (keys.length === 0) return 'no response changed: nothing to purge from caches';
+  const shown = keys.slice(0, 10).join(' ');
+  return `responses changed, to be purged from caches by Surrogate-Key: ${shown}${keys.length > 10 ? ` (and ${keys.length - 10} more)` : ''}`;
+};
+
 export const catalogCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
   async 'catalog:import'(args, context) {
     let parsed;
@@ -39,10 +46,11 @@ export const catalogCommands: Record<string, (args: string[], context: CommandCo
       throw error;
     }
     const replace = parsed.values.replace === true;
-    await context.stores.catalog.importCatalog(catalog, { replace });
+    const { purgeKeys } = await context.stores.catalog.importCatalog(catalog, { replace });
     context.out(
       `imported ${catalog.products.length} products in ${catalog.categories.length} categories ` +
         `(${replace ? 'replacing the catalogue' : 'added or updated'}) into the ${context.stores.description}`,
     );
+    context.out(purgeLine(purgeKeys));
   },
 };

@@ -87,4 +87,15 @@ describe('npm run admin -- catalog:import (the admin backend of spec section 1)'
     expect(result.stderr).not.toContain('4243');
     expect((await fetch(`${service.url}/products/4243`)).status).toBe(404);
   });
+
+  it('says which cached responses the import changed: the Surrogate-Keys the service will purge', async () => {
+    const repriced = writeCatalog('repriced.json', [
+      { ...teapot, price: 36, updatedAt: '2026-11-22T08:00:00Z' },
+    ]);
+    const changed = await runAdmin(['catalog:import', repriced], { DATA_DIR: service.dataDir });
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain('to be purged from caches by Surrogate-Key: product-4242 products\n');
+    const again = await runAdmin(['catalog:import', repriced], { DATA_DIR: service.dataDir });
+    expect(again.stdout).toContain('no response changed: nothing to purge from caches');
+  });
 });

@@ -21,8 +21,8 @@ const product = (
 });
 
 /**
- * What every adapter of the CatalogStore port promises. The catalogue is one per store, so each run gets a
- * store of its own (a fresh file or database).
+ * What every adapter of the CatalogStore port promises. The catalogue is one per store, so each
+ * `createStore()` gives a store of its own (a fresh file or database).
  */
 export const catalogStoreContract = (adapterName: string, createStore: () => Promise<CatalogStore>) => {
   describe(`CatalogStore contract: ${adapterName}`, () => {
@@ -120,6 +120,113 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       );
       expect((await store.listProducts()).map((p) => p.id)).toEqual([2]);
       expect(await store.listCategories()).toEqual([garden]);
+    });
+  });
+
+  describe(`CatalogStore purge outbox contract: ${adapterName}`, () => {
+    const now = Date.parse('2026-11-25T12:00:00Z');
+    const lease = { now, leaseUntil: now + 60_000 };
+    let store: CatalogStore;
+    beforeAll(async () => {
+      store = await createStore();
+    });
+
+    /** Imports one change of product 1's price: one more pending purge, of product-1 only. */
+    const changeAPrice = async (priceMinor: number) => {
+      const { purgeKeys } = await store.importCatalog(
+        { products: [{ ...product(1, 'Espresso Cup'), priceMinor }], categories: [] },
+        { replace: false },
+      );
+      expect(purgeKeys).toEqual(['product-1']);
+      const due = await store.purges.due({ now, limit: 10 });
+      return due[due.length - 1]!;
+    };
+
+    it('records the keys an import changed as one pending purge, and nothing for an import that changes nothing', async () => {
+      const first = {
+        products: [product(1, 'Espresso Cup'), product(2, 'Watering Can', 'garden')],
+        categories: [kitchen, garden],
+      };
+      const { purgeKeys } = await store.importCatalog(first, { replace: false });
+      expect(purgeKeys).toEqual([
+        'categories',
+        'category-garden',
+        'category-kitchen',
+        'product-1',
+        'product-2',
+        'products',
+        'search',
+      ]);
+      const [pending, ...others] = await store.purges.due({ now, limit: 10 });
+      expect(others).toEqual([]);
+      expect(pending).toEqual({ id: expect.any(String), keys: purgeKeys, attempts: 0, sentTo: [] });
+      expect(await store.purges.claim(pending!.id, { owner: 'a', ...lease })).toBe(true);
+      expect(await store.purges.settle(pending!.id, 'a', { status: 'sent', at: now })).toBe(true);
+
+      expect(await store.importCatalog(first, { replace: false })).toEqual({ purgeKeys: [] });
+      expect(await store.purges.due({ now, limit: 10 })).toEqual([]);
+    });
+
+    it('lets exactly one of many concurrent claimants take a purge, and nobody else until its lease ends', async () => {
+      const purge = await changeAPrice(11);
+      const owners = Array.from({ length: 8 }, (_, n) => `instance-${n}`);
+      const won = await Promise.all(owners.map((owner) => store.purges.claim(purge.id, { owner, ...lease })));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const holder = owners[won.indexOf(true)]!;
+
+      expect(await store.purges.due({ now: now + 59_999, limit: 10 })).toEqual([]);
+      expect(
+        await store.purges.claim(purge.id, { owner: 'late', now: now + 59_999, leaseUntil: now + 120_000 }),
+      ).toBe(false);
+      // The holder died: once its lease ran out, another process takes the purge, and the holder cannot settle it.
+      expect((await store.purges.due({ now: now + 60_000, limit: 10 })).map((p) => p.id)).toEqual([purge.id]);
+      expect(
+        await store.purges.claim(purge.id, { owner: 'late', now: now + 60_000, leaseUntil: now + 120_000 }),
+      ).toBe(true);
+      expect(await store.purges.settle(purge.id, holder, { status: 'sent', at: now })).toBe(false);
+      expect(await store.purges.settle(purge.id, 'late', { status: 'sent', at: now + 60_000 })).toBe(true);
+      expect(await store.purges.due({ now: now + 600_000, limit: 10 })).toEqual([]);
+    });
+
+    it('keeps a retried purge pending until it is due, counting the attempt and the caches that took it', async () => {
+      const purge = await changeAPrice(12);
+      expect(await store.purges.claim(purge.id, { owner: 'a', ...lease })).toBe(true);
+      expect(
+        await store.purges.settle(purge.id, 'a', {
+          status: 'retry',
+          dueAt: now + 2000,
+          sentTo: ['http://cache-1/'],
+        }),
+      ).toBe(true);
+      expect(await store.purges.due({ now: now + 1999, limit: 10 })).toEqual([]);
+      expect(await store.purges.due({ now: now + 2000, limit: 10 })).toEqual([
+        { id: purge.id, keys: ['product-1'], attempts: 1, sentTo: ['http://cache-1/'] },
+      ]);
+      expect(
+        await store.purges.claim(purge.id, { owner: 'b', now: now + 2000, leaseUntil: now + 62_000 }),
+      ).toBe(true);
+      expect(
+        await store.purges.settle(purge.id, 'b', {
+          status: 'abandoned',
+          at: now + 2000,
+          sentTo: ['http://cache-1/'],
+        }),
+      ).toBe(true);
+      expect(await store.purges.due({ now: now + 600_000, limit: 10 })).toEqual([]);
+    });
+
+    it('gives due purges oldest first, a page at a time', async () => {
+      const older = await changeAPrice(13);
+      const newer = await changeAPrice(14);
+      expect((await store.purges.due({ now, limit: 10 })).map((p) => p.id)).toEqual([older.id, newer.id]);
+      expect((await store.purges.due({ now, limit: 1 })).map((p) => p.id)).toEqual([older.id]);
+    });
+
+    it('prunes purges sent or abandoned before a time, never pending ones', async () => {
+      const pending = (await store.purges.due({ now, limit: 10 })).map((p) => p.id);
+      expect(await store.purges.prune(now)).toBe(0);
+      expect(await store.purges.prune(now + 60_001)).toBe(3);
+      expect((await store.purges.due({ now, limit: 10 })).map((p) => p.id)).toEqual(pending);
     });
   });
 };

@@ -1,19 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteCatalogStore } from '../../catalog/sqlite-catalog-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import { catalogStoreContract } from '../contracts/catalog-store.contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-store-'));
-const db = openDatabase({ path: join(dir, 'read-store.sqlite') });
+const opened: DatabaseSync[] = [];
 afterAll(() => {
-  db.close();
+  for (const db of opened) db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-catalogStoreContract('node:sqlite file', async () => createSqliteCatalogStore(db));
+catalogStoreContract('node:sqlite file', async () => {
+  const db = openDatabase({ path: join(dir, `${randomUUID()}.sqlite`) });
+  opened.push(db);
+  return createSqliteCatalogStore(db);
+});
 
 describe('a read store written before products had stock', () => {
   it('gets the stock column when opened: its products read as not tracked, and imports set stock', async () => {
