@@ -76,6 +76,7 @@ export const startCachePurger = ({
   let lastPrune = -Infinity;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const stopping = new AbortController();
   let running: Promise<void> = Promise.resolve();
 
   const attempt = async (purge: PendingPurge) => {
@@ -83,8 +84,10 @@ export const startCachePurger = ({
     if (!(await outbox.claim(purge.id, { owner: instanceId, now: at, leaseUntil: at + leaseMs }))) return;
     const targets = urls.filter((url) => !purge.sentTo.includes(url));
     const results = await Promise.all(
-      targets.map(async (url) => ({ url, error: await send(url, purge.keys) })),
+      targets.map(async (url) => ({ url, error: await send(url, purge.keys, stopping.signal) })),
     );
+    // Stopped midway: the lease runs out and the purge goes again (a cache that took it takes it twice).
+    if (stopped) return;
     const failures = results.filter((result) => result.error !== null);
     const sentTo = [...purge.sentTo, ...results.filter((result) => result.error === null).map((r) => r.url)];
     metrics.counted('sent', sentTo.length - purge.sentTo.length);
@@ -149,6 +152,7 @@ export const startCachePurger = ({
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      stopping.abort();
       await running;
     },
   };

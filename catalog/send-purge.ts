@@ -1,5 +1,5 @@
-/** Sends one purge to one cache: null when it took it, else why not. */
-export type PurgeSender = (url: string, keys: readonly string[]) => Promise<string | null>;
+/** Sends one purge to one cache: null when it took it, else why not. `stop` cuts it short. */
+export type PurgeSender = (url: string, keys: readonly string[], stop: AbortSignal) => Promise<string | null>;
 
 /** Varnish refuses request headers over 8 kB by default (http_req_hdr_len): keys go in lists of this length. */
 const maxHeaderLength = 4000;
@@ -24,14 +24,14 @@ const inLists = (keys: readonly string[]) => {
  */
 export const httpPurgeSender =
   ({ timeoutMs = 5000 }: { timeoutMs?: number } = {}): PurgeSender =>
-  async (url, keys) => {
+  async (url, keys, stop) => {
     for (const list of inLists(keys)) {
       try {
         const response = await fetch(url, {
           method: 'PURGE',
           headers: { 'xkey-purge': list },
           redirect: 'manual',
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]),
         });
         await response.body?.cancel();
         if (response.status < 200 || response.status > 299) return `answered ${response.status}`;
