@@ -22,6 +22,11 @@ const responseHeaders = {
     description: 'Who may store this response, and for how long.',
     schema: { type: 'string' },
   },
+  'Surrogate-Key': {
+    description:
+      'Space-separated keys of what this response shows (`products`, `product-<id>`, `categories`, `category-<id>`, `search`), for a cache in front to tag it with: a change of the catalogue purges the keys whose content changed. A cache strips it before responses leave it.',
+    schema: { type: 'string', pattern: '^[a-z0-9-]+( [a-z0-9-]+)*$' },
+  },
   Pragma: { description: 'no-cache, for HTTP/1.0 caches.', schema: { type: 'string', const: 'no-cache' } },
   Location: { description: 'The path of the resource this request created.', schema: { type: 'string' } },
   'Consistency-Token': {
@@ -32,11 +37,6 @@ const responseHeaders = {
   'Retry-After': {
     description: 'Seconds to wait before retrying.',
     schema: { type: 'string', pattern: '^\\d+$' },
-  },
-  'Surrogate-Key': {
-    description:
-      'Space-separated keys of what this response shows (`products`, `product-<id>`, `categories`, `category-<id>`, `search`), for a cache in front to tag it with: a change of the catalogue purges the keys whose content changed. A cache strips it before responses leave it.',
-    schema: { type: 'string', pattern: '^[a-z0-9-]+( [a-z0-9-]+)*$' },
   },
   'WWW-Authenticate': {
     description:
@@ -57,7 +57,7 @@ export type ApiResponse = {
   headers?: Partial<Record<ResponseHeader, true | string>>;
 };
 
-type ProblemCase = string | { when: string; body: z.ZodType; headers?: ApiResponse['headers'] };
+type ProblemCase = string | { when: string; body: z.ZodType };
 
 export type ApiOperation = {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -160,28 +160,24 @@ const problemResponses = (
   bodies: ProblemBodies,
   errorTypeBase: string,
 ): Record<number, ResponseConfig> => {
-  const byStatus = new Map<number, { lines: string[]; body: z.ZodType; headers: ApiResponse['headers'] }>();
+  const byStatus = new Map<number, { lines: string[]; body: z.ZodType }>();
   for (const [kind, problemCase] of Object.entries(cases) as [ProblemKind, ProblemCase][]) {
     const { status, title } = problemKinds[kind];
     const when = typeof problemCase === 'string' ? problemCase : problemCase.when;
     const entry = byStatus.get(status) ?? {
       lines: [],
       body: status === 400 ? bodies.validation : bodies.problem,
-      headers: undefined,
     };
-    if (typeof problemCase !== 'string') {
-      entry.body = problemCase.body;
-      entry.headers = problemCase.headers;
-    }
+    if (typeof problemCase !== 'string') entry.body = problemCase.body;
     entry.lines.push(`\`${errorTypeBase}/${kind}\` (${title}): ${when}`);
     byStatus.set(status, entry);
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, { lines, body, headers }]) => [
+    [...byStatus].map(([status, { lines, body }]) => [
       status,
       {
         description: lines.join('\n\n'),
-        headers: headersObject({ ...problemHeaders(status), ...headers }),
+        headers: headersObject(problemHeaders(status)),
         content: { 'application/problem+json': { schema: body } },
       },
     ]),
