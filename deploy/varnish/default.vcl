@@ -61,15 +61,17 @@ sub vcl_backend_response {
         (bereq.http.Authorization && beresp.http.Cache-Control !~ "(?i)(^|[ ,])public([ ,]|$)")) {
         call vcl_beresp_hitmiss;
     }
-    # The service's freshness (s-maxage, else max-age) is the TTL; no stale answers beyond it unless the
-    # service allows them (stale-while-revalidate).
+    # Varnish's own rules: private, no-cache, no-store, Set-Cookie, Vary: * are never stored either.
+    call vcl_builtin_backend_response;
+    # What is stored: the service's freshness (s-maxage, else max-age) is the TTL, and no stale answer
+    # goes out beyond it unless the service allows one (stale-while-revalidate).
     if (beresp.http.Cache-Control !~ "(?i)stale-while-revalidate") {
         set beresp.grace = 0s;
     }
     # Expired objects are kept a while so that Varnish revalidates them with If-None-Match: a 304
     # from the service renews them without sending the body again.
     set beresp.keep = 1h;
-    # Varnish's own rules then: private, no-cache, no-store, Set-Cookie, Vary: * are never stored.
+    return (deliver);
 }
 
 sub vcl_deliver {
