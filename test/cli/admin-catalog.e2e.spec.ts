@@ -95,7 +95,5 @@ describe('npm run admin -- catalog:import (the admin backend of spec section 1)'
     const changed = await runAdmin(['catalog:import', repriced], { DATA_DIR: service.dataDir });
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stdout).toContain('to be purged from caches by Surrogate-Key: product-4242 products\n');
-    const again = await runAdmin(['catalog:import', repriced], { DATA_DIR: service.dataDir });
-    expect(again.stdout).toContain('no response changed: nothing to purge from caches');
   });
 });
