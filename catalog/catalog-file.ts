@@ -14,7 +14,10 @@ const fitsCurrency = (price: number, currency: string) => {
   }
 };
 
-/** The import format: `{"products": [...]}` (or the bare array), each `{id, name, price, updatedAt, category}`. */
+/**
+ * The import format: `{"products": [...]}` (or the bare array), each `{id, name, price, updatedAt, category}`
+ * and optionally `stock` (absent: the product's stock is not tracked).
+ */
 const catalogFile = (currency: string) =>
   z.strictObject(
     {
@@ -31,6 +34,7 @@ const catalogFile = (currency: string) =>
             }),
           updatedAt: z.iso.datetime({ offset: true }),
           category: z.string().trim().min(1).max(100),
+          stock: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
         }),
       ),
     },
@@ -46,10 +50,17 @@ export class CatalogFileError extends Error {
   }
 }
 
-/** Checks a parsed catalogue file and turns it into the store's products and categories. */
+/** How far ahead of the importing machine's clock an updatedAt may be: clocks differ, a little. */
+export const maxFutureUpdatedAtMs = 5 * 60_000;
+
+/**
+ * Checks a parsed catalogue file and turns it into the store's products and categories. Given `now`, an
+ * updatedAt more than 5 minutes after it is refused: Last-Modified would otherwise claim a future change.
+ */
 export const readCatalogFile = (
   input: unknown,
   currency: string,
+  { now }: { now?: Date } = {},
 ): { products: Product[]; categories: Category[] } => {
   const parsed = catalogFile(currency).safeParse(Array.isArray(input) ? { products: input } : input);
   if (!parsed.success) throw new CatalogFileError(fieldErrors(parsed.error, 'file'));
@@ -73,12 +84,20 @@ export const readCatalogFile = (
       });
     }
     categories.set(categoryId, { id: categoryId, name: entry.category });
+    const updatedAt = new Date(entry.updatedAt);
+    if (now && updatedAt.getTime() > now.getTime() + maxFutureUpdatedAtMs) {
+      problems.push({
+        field: at('updatedAt'),
+        message: `product ${entry.id}: ${updatedAt.toISOString()} is more than 5 minutes in the future`,
+      });
+    }
     products.push({
       id: entry.id,
       name: entry.name,
       priceMinor: moneyFromDecimal(entry.price, currency).amountMinor,
-      updatedAt: new Date(entry.updatedAt).toISOString(),
+      updatedAt: updatedAt.toISOString(),
       categoryId,
+      stock: entry.stock ?? null,
     });
   });
   if (problems.length > 0) throw new CatalogFileError(problems);

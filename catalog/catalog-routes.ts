@@ -1,17 +1,28 @@
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { ApiError, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
-import { sendJson, sendRepresentation, type Representation } from '../infrastructure/http/representation.ts';
+import { sendJson, sendRepresentation } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
 import type { CatalogStore } from './catalog.ts';
 import type { CatalogRepresentations } from './catalog-representations.ts';
+import { sendDatedRepresentation, type DatedRepresentation } from './dated-representation.ts';
+import { surrogateKeys } from './surrogate-keys.ts';
 
 /** Canonical positive integers only, so one product has one URL (and one entry in every cache). */
 const productIdPattern = /^[1-9]\d{0,15}$/;
 const categoryIdPattern = /^[a-z0-9-]{1,100}$/;
 
-const productNotFound = (id: string) =>
+/** The id of /products/{id}..., or a 400. */
+const productIdOf = (request: Request): number => {
+  const id = request.params['id'] as string;
+  if (!productIdPattern.test(id) || !Number.isSafeInteger(Number(id))) {
+    throw validationFailed([{ field: 'id', message: 'must be a positive integer' }]);
+  }
+  return Number(id);
+};
+
+const productNotFound = (id: number) =>
   new ApiError('not-found', `There is no product ${id}.`, { extensions: { code: 'PRODUCT_NOT_FOUND' } });
 
 const pageNumber = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
@@ -26,7 +37,7 @@ export const searchQuery = z.object({
   perPage: pageNumber.min(1, 'must be at least 1').max(100, 'must be at most 100').default(20),
 });
 
-/** GET /products, /products/{id}, /categories, /categories/{id}, /search: read-only, cacheable. */
+/** GET /products, /products/{id}, /products/{id}/stock, /categories, /categories/{id}, /search: read-only, cacheable. */
 export const catalogRoutes = ({
   store,
   representations,
@@ -37,24 +48,33 @@ export const catalogRoutes = ({
   const router = createRouter();
 
   router.get('/products', async (request, response) => {
+    response.setHeader('Surrogate-Key', surrogateKeys.productList);
     sendRepresentation(request, response, await representations.productList());
   });
 
   router.get('/products/:id', (request, response) => {
-    const id = request.params['id'] as string;
-    if (!productIdPattern.test(id) || !Number.isSafeInteger(Number(id))) {
-      throw validationFailed([{ field: 'id', message: 'must be a positive integer' }]);
-    }
-    const send = (representation: Representation | null) => {
+    const id = productIdOf(request);
+    // Also on the 404: a cached "no such product" goes when the product is added.
+    response.setHeader('Surrogate-Key', surrogateKeys.product(id));
+    const send = (representation: DatedRepresentation | null) => {
       if (!representation) throw productNotFound(id);
-      sendRepresentation(request, response, representation);
+      sendDatedRepresentation(request, response, representation);
     };
     // The hottest route answers kept representations synchronously; only a miss or a check awaits.
-    const representation = representations.product(Number(id));
+    const representation = representations.product(id);
     return representation instanceof Promise ? representation.then(send) : send(representation);
   });
 
+  router.get('/products/:id/stock', async (request, response) => {
+    const id = productIdOf(request);
+    response.setHeader('Surrogate-Key', surrogateKeys.product(id));
+    const representation = await representations.stock(id);
+    if (!representation) throw productNotFound(id);
+    sendDatedRepresentation(request, response, representation);
+  });
+
   router.get('/categories', async (request, response) => {
+    response.setHeader('Surrogate-Key', surrogateKeys.categoryList);
     sendRepresentation(request, response, await representations.categoryList());
   });
 
@@ -63,6 +83,7 @@ export const catalogRoutes = ({
     if (!categoryIdPattern.test(id)) {
       throw validationFailed([{ field: 'id', message: 'must be a category id such as kitchen' }]);
     }
+    response.setHeader('Surrogate-Key', surrogateKeys.category(id));
     const representation = await representations.category(id);
     if (!representation) throw notFound(`There is no category ${id}.`);
     sendRepresentation(request, response, representation);
@@ -70,6 +91,7 @@ export const catalogRoutes = ({
 
   router.get('/search', async (request, response) => {
     const { q, page, perPage } = parseInput(searchQuery, request.query, 'query');
+    response.setHeader('Surrogate-Key', surrogateKeys.search);
     const { total, items } = await store.searchProducts(q, { offset: (page - 1) * perPage, limit: perPage });
     // Spec 4.7's table: search results are private, no-cache, with an ETag.
     sendJson(

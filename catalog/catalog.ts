@@ -7,21 +7,55 @@ export type Product = {
   /** ISO 8601 / RFC 3339, UTC. */
   updatedAt: string;
   categoryId: string;
+  /** Units available to order, set by the catalogue import; null when the catalogue does not track them. */
+  stock: number | null;
 };
 
 export type Category = { id: string; name: string };
 
 export type ProductSummary = Pick<Product, 'id' | 'name'>;
 
+/** A change of the catalogue that the caches in front have yet to hear of: the Surrogate-Keys to purge. */
+export type PendingPurge = {
+  id: string;
+  keys: string[];
+  /** Failed attempts so far. */
+  attempts: number;
+  /** The cache URLs that took it already: a retry goes to the others only. */
+  sentTo: string[];
+};
+
+/** What became of an attempt to send a purge. Times are epoch ms. */
+export type PurgeSettlement =
+  | { status: 'sent'; at: number }
+  | { status: 'retry'; dueAt: number; sentTo: string[] }
+  | { status: 'abandoned'; at: number; sentTo: string[] };
+
+/**
+ * The outbox of cache purges: an import records the keys whose content it changed beside the change
+ * itself, and one process sends each record, whichever claims it first.
+ */
+export type PurgeOutbox = {
+  /** Pending purges due by `now` and not leased (or whose lease ran out), oldest first. */
+  due(options: { now: number; limit: number }): Promise<PendingPurge[]>;
+  /** Takes a due purge for one attempt; false when another process took it. */
+  claim(id: string, options: { owner: string; now: number; leaseUntil: number }): Promise<boolean>;
+  /** Records the attempt's outcome and ends the lease; false when the lease was lost to another process. */
+  settle(id: string, owner: string, settlement: PurgeSettlement): Promise<boolean>;
+  /** Forgets purges sent or abandoned before `before`; how many. */
+  prune(before: number): Promise<number>;
+};
+
 export type CatalogStore = {
   /**
    * Writes products and categories in one go: new ones are added, existing ones (same id) replaced; with
-   * `replace`, products and categories absent from the import are removed. Advances the revision.
+   * `replace`, products and categories absent from the import are removed. Advances the revision, and
+   * records a purge of the Surrogate-Keys whose responses changed (none when nothing did): those keys.
    */
   importCatalog(
     catalog: { products: Product[]; categories: Category[] },
     options: { replace: boolean },
-  ): Promise<void>;
+  ): Promise<{ purgeKeys: string[] }>;
   /** All products, by id. */
   listProducts(): Promise<Product[]>;
   getProduct(id: number): Promise<Product | null>;
@@ -38,6 +72,7 @@ export type CatalogStore = {
   countProducts(): Promise<number>;
   /** Changes whenever the catalogue does, whoever changed it: what caches compare to know they are stale. */
   revision(): Promise<string>;
+  purges: PurgeOutbox;
 };
 
 /** Case folding for search: the same on both sides of the comparison, in every adapter. */

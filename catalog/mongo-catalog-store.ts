@@ -1,16 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { foldForSearch, type CatalogStore, type Product } from './catalog.ts';
+import { createMongoPurgeOutbox } from './mongo-purge-outbox.ts';
+import { catalogAfterImport, changedSurrogateKeys } from './purge-keys.ts';
 
-type ProductDocument = Omit<Product, 'id'> & { _id: number; nameFolded: string };
+/** `stock` is absent from documents written before products had stock: not tracked. */
+type ProductDocument = Omit<Product, 'id' | 'stock'> & {
+  _id: number;
+  nameFolded: string;
+  stock?: number | null;
+};
 type CategoryDocument = { _id: string; name: string };
 type RevisionDocument = { _id: 'catalog'; revision: string };
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const toProduct = ({ _id, nameFolded: _folded, ...product }: ProductDocument): Product => ({
+const toProduct = ({ _id, nameFolded: _folded, stock, ...product }: ProductDocument): Product => ({
   id: _id,
   ...product,
+  stock: stock ?? null,
 });
 
 /**
@@ -22,9 +30,23 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
   const categories = db.collection<CategoryDocument>('catalog_categories');
   const revisions = db.collection<RevisionDocument>('catalog_revision');
   await products.createIndex({ categoryId: 1, _id: 1 }, { name: 'category' });
+  const purges = createMongoPurgeOutbox(db);
+  const listProducts = async () => (await products.find().sort({ _id: 1 }).toArray()).map(toProduct);
+  const listCategories = async () => {
+    const documents = await categories.find().sort({ name: 1, _id: 1 }).toArray();
+    return documents.map(({ _id, name }) => ({ id: _id, name }));
+  };
 
   return {
     async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
+      const before = { products: await listProducts(), categories: await listCategories() };
+      const after = catalogAfterImport(
+        before,
+        { products: imported, categories: importedCategories },
+        { replace },
+      );
+      const purgeKeys = changedSurrogateKeys(before, after);
+      const purge = await purges.prepare(purgeKeys);
       if (importedCategories.length > 0) {
         await categories.bulkWrite(
           importedCategories.map((c) => ({
@@ -50,18 +72,15 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
         await categories.deleteMany({ _id: { $nin: importedCategories.map((c) => c.id) } });
       }
       await revisions.updateOne({ _id: 'catalog' }, { $set: { revision: randomUUID() } }, { upsert: true });
+      await purges.release(purge);
+      return { purgeKeys };
     },
-    async listProducts() {
-      return (await products.find().sort({ _id: 1 }).toArray()).map(toProduct);
-    },
+    listProducts,
     async getProduct(id) {
       const document = await products.findOne({ _id: id });
       return document ? toProduct(document) : null;
     },
-    async listCategories() {
-      const documents = await categories.find().sort({ name: 1, _id: 1 }).toArray();
-      return documents.map(({ _id, name }) => ({ id: _id, name }));
-    },
+    listCategories,
     async getCategory(id) {
       const document = await categories.findOne({ _id: id });
       return document ? { id: document._id, name: document.name } : null;
@@ -92,5 +111,6 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
     async revision() {
       return (await revisions.findOne({ _id: 'catalog' }))?.revision ?? 'empty';
     },
+    purges: purges.outbox,
   };
 };

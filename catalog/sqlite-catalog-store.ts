@@ -7,6 +7,8 @@ import {
   type Product,
   type ProductSummary,
 } from './catalog.ts';
+import { catalogAfterImport, changedSurrogateKeys } from './purge-keys.ts';
+import { createSqlitePurgeOutbox } from './sqlite-purge-outbox.ts';
 
 const schema = `
   CREATE TABLE IF NOT EXISTS catalog_categories (
@@ -19,7 +21,8 @@ const schema = `
     name_folded TEXT    NOT NULL,
     price_minor INTEGER NOT NULL,
     updated_at  TEXT    NOT NULL,
-    category_id TEXT    NOT NULL
+    category_id TEXT    NOT NULL,
+    stock       INTEGER
   );
   CREATE INDEX IF NOT EXISTS catalog_products_category ON catalog_products (category_id, id);
   CREATE TABLE IF NOT EXISTS catalog_revision (
@@ -29,7 +32,14 @@ const schema = `
   INSERT OR IGNORE INTO catalog_revision (singleton, revision) VALUES (1, 0);
 `;
 
-type ProductRow = { id: number; name: string; price_minor: number; updated_at: string; category_id: string };
+type ProductRow = {
+  id: number;
+  name: string;
+  price_minor: number;
+  updated_at: string;
+  category_id: string;
+  stock: number | null;
+};
 
 const toProduct = (row: ProductRow): Product => ({
   id: row.id,
@@ -37,17 +47,33 @@ const toProduct = (row: ProductRow): Product => ({
   priceMinor: row.price_minor,
   updatedAt: row.updated_at,
   categoryId: row.category_id,
+  stock: row.stock,
 });
+
+/** A read store made before products had stock gets the column (NULL: not tracked), once, whoever opens it first. */
+const addStockColumn = (db: DatabaseSync) => {
+  const hasStock = () =>
+    (db.prepare("SELECT name FROM pragma_table_info('catalog_products')").all() as { name: string }[]).some(
+      (column) => column.name === 'stock',
+    );
+  if (hasStock()) return;
+  inWriteTransaction(db, () => {
+    if (!hasStock()) db.exec('ALTER TABLE catalog_products ADD COLUMN stock INTEGER');
+  });
+};
 
 export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
   db.exec(schema);
+  addStockColumn(db);
   const upsertCategory = db.prepare(
     'INSERT INTO catalog_categories (id, name) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name',
   );
   const upsertProduct = db.prepare(
-    `INSERT INTO catalog_products (id, name, name_folded, price_minor, updated_at, category_id) VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO catalog_products (id, name, name_folded, price_minor, updated_at, category_id, stock)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_folded = excluded.name_folded,
-       price_minor = excluded.price_minor, updated_at = excluded.updated_at, category_id = excluded.category_id`,
+       price_minor = excluded.price_minor, updated_at = excluded.updated_at, category_id = excluded.category_id,
+       stock = excluded.stock`,
   );
   const bumpRevision = db.prepare('UPDATE catalog_revision SET revision = revision + 1');
   const products = db.prepare('SELECT * FROM catalog_products ORDER BY id');
@@ -63,19 +89,40 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
   );
   const count = db.prepare('SELECT count(*) AS n FROM catalog_products');
   const revision = db.prepare('SELECT revision FROM catalog_revision');
+  const purges = createSqlitePurgeOutbox(db);
 
   return {
     async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
-      inWriteTransaction(db, () => {
+      return inWriteTransaction(db, () => {
+        const before = {
+          products: (products.all() as ProductRow[]).map(toProduct),
+          categories: categories.all() as Category[],
+        };
+        const after = catalogAfterImport(
+          before,
+          { products: imported, categories: importedCategories },
+          { replace },
+        );
+        const purgeKeys = changedSurrogateKeys(before, after);
         if (replace) {
           db.exec('DELETE FROM catalog_products');
           db.exec('DELETE FROM catalog_categories');
         }
         for (const c of importedCategories) upsertCategory.run(c.id, c.name);
         for (const p of imported) {
-          upsertProduct.run(p.id, p.name, foldForSearch(p.name), p.priceMinor, p.updatedAt, p.categoryId);
+          upsertProduct.run(
+            p.id,
+            p.name,
+            foldForSearch(p.name),
+            p.priceMinor,
+            p.updatedAt,
+            p.categoryId,
+            p.stock,
+          );
         }
         bumpRevision.run();
+        purges.record(purgeKeys);
+        return { purgeKeys };
       });
     },
     async listProducts() {
@@ -107,5 +154,6 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
     async revision() {
       return String((revision.get() as { revision: number }).revision);
     },
+    purges: purges.outbox,
   };
 };

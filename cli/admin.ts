@@ -25,6 +25,8 @@ Catalogue (read-only through the API: this is the admin backend that changes it)
       FILE: JSON, {"products": [{"id", "name", "price", "updatedAt", "category"}]} or the bare array.
       Adds or updates products by id; --replace also removes those absent from FILE.
       Prices are decimals in CATALOG_CURRENCY (default EUR).
+      Optional "stock": units available, an integer >= 0 (absent: not tracked). An "updatedAt" more than
+      5 minutes ahead of this machine's clock is refused.
 
 Event log and read models (what an auditor runs)
   events:export [--after POSITION] [--output FILE]

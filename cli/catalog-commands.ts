@@ -10,6 +10,13 @@ export class DataError extends Error {
   readonly kind = 'data';
 }
 
+/** What the service serving the catalogue will purge from the caches in front (its CACHE_PURGE_URLS). */
+const purgeLine = (keys: string[]) => {
+  if (keys.length === 0) return 'no response changed: nothing to purge from caches';
+  const shown = keys.slice(0, 10).join(' ');
+  return `responses changed, to be purged from caches by Surrogate-Key: ${shown}${keys.length > 10 ? ` (and ${keys.length - 10} more)` : ''}`;
+};
+
 export const catalogCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
   async 'catalog:import'(args, context) {
     let parsed;
@@ -34,16 +41,17 @@ export const catalogCommands: Record<string, (args: string[], context: CommandCo
     }
     let catalog;
     try {
-      catalog = readCatalogFile(json, context.catalogCurrency);
+      catalog = readCatalogFile(json, context.catalogCurrency, { now: context.clock.now() });
     } catch (error) {
       if (error instanceof CatalogFileError) throw new DataError(error.message);
       throw error;
     }
     const replace = parsed.values.replace === true;
-    await context.stores.catalog.importCatalog(catalog, { replace });
+    const { purgeKeys } = await context.stores.catalog.importCatalog(catalog, { replace });
     context.out(
       `imported ${counted(catalog.products.length, 'product')} in ${counted(catalog.categories.length, 'category', 'categories')} ` +
         `(${replace ? 'replacing the catalogue' : 'added or updated'}) into the ${context.stores.description}`,
     );
+    context.out(purgeLine(purgeKeys));
   },
 };

@@ -16,8 +16,8 @@ const asRecord = (value: unknown): Record<string, unknown> =>
     : {};
 
 /**
- * POST /orders' body, validated and priced: prices and names copied from the catalogue now, the address
- * copied from the caller's stored ones. References are checked even when the shape has errors, wherever
+ * POST /orders' body, validated and priced: prices and names copied from the catalogue now, a quantity
+ * beyond the product's stock refused, the address copied from the caller's stored ones. References are checked even when the shape has errors, wherever
  * they are well-formed, so that one 400 lists every problem of the request.
  */
 export const placeOrderCommand = async (
@@ -41,6 +41,13 @@ export const placeOrderCommand = async (
       if (!product) {
         report(`items[${index}].productId`, 'no product with this id');
         return undefined;
+      }
+      // Orders do not reserve stock (the admin backend owns it): only the level at this moment counts.
+      if (product.stock !== null && typeof quantity === 'number' && quantity > product.stock) {
+        report(
+          `items[${index}].quantity`,
+          product.stock === 0 ? 'sold out: 0 available' : `only ${product.stock} available`,
+        );
       }
       return {
         productId,

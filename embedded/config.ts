@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogEnvironment } from '../catalog/catalog-config.ts';
+import { cachePurgeEnvironment, catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
   consistencyEnvironment,
@@ -57,6 +57,7 @@ export const embeddedConfigSchema = z
     ...projectionBatchEnvironment(10),
     ...identityEnvironment,
     ...catalogEnvironment,
+    ...cachePurgeEnvironment,
     ...webhookEnvironment,
   })
   .transform((env) => {
@@ -82,6 +83,7 @@ export const embeddedConfigSchema = z
         seedDemo: env.SEED_DEMO_CATALOG === 'true',
         currency: env.CATALOG_CURRENCY,
         refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
+        purgeUrls: env.CACHE_PURGE_URLS ?? [],
       },
       identity: identityConfig(env, publicBaseUrl),
       webhooks: webhookConfig(env),

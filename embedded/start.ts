@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
 import { catalogRoutes } from '../catalog/catalog-routes.ts';
+import { purgeTimings, startCachePurger } from '../catalog/cache-purger.ts';
+import { createPurgeMetrics } from '../catalog/purge-metrics.ts';
+import { httpPurgeSender } from '../catalog/send-purge.ts';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
 import { createOrderCommandHandler } from '../command-api/order-command-handler.ts';
@@ -129,6 +132,16 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
       }),
     },
   });
+  // Issue 27: the caches in front hear of each import once, from here (the only process serving it).
+  const cachePurger = startCachePurger({
+    outbox: catalog.purges,
+    urls: config.catalog.purgeUrls,
+    send: httpPurgeSender(),
+    now: () => clock.now().getTime(),
+    logger,
+    metrics: createPurgeMetrics(metrics),
+    ...purgeTimings(config.catalog.refreshIntervalMs),
+  });
   const idempotency = createSqliteIdempotencyStore(readStore);
   const purgeIdempotencyKeys = setInterval(() => {
     idempotency.purgeExpired(clock.now()).catch((error: unknown) => {
@@ -203,6 +216,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
       clearInterval(purgeIdempotencyKeys);
       await http.close();
       loadShedding.stop();
+      await cachePurger.stop();
       await webhooks.stop();
       await projection.stop();
       await eventStore.close();

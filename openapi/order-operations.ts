@@ -130,7 +130,7 @@ export const orderOperations: ApiOperation[] = [
     tag: 'orders',
     summary: 'Place an order',
     description:
-      'Prices and product names come from the catalogue at this moment; the address is copied from the caller’s stored address. Totals are the sum of quantity × unit price.',
+      'Prices and product names come from the catalogue at this moment; the address is copied from the caller’s stored address. Totals are the sum of quantity × unit price. A line asking for more than the product’s stock at this moment (GET /products/{id}/stock) is refused with a 400 on `items[i].quantity` naming what is available; orders do not reserve stock.',
     access: accessDescription('placeOrder'),
     headers: idempotencyKey,
     body: { schema: createOrderBody },

@@ -3,6 +3,7 @@ import {
   categoryListCacheControl,
   productDetailCacheControl,
   productListCacheControl,
+  stockCacheControl,
 } from '../catalog/catalog-representations.ts';
 import { searchQuery } from '../catalog/catalog-routes.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
@@ -25,11 +26,62 @@ const product = z
 
 const category = z.strictObject({ id: z.string(), name: z.string() }).meta({ id: 'Category' });
 
+const stockUpdatedAt = timestamp.meta({
+  description:
+    'The product’s updatedAt: when the catalogue last changed the product, its stock included (also the Last-Modified).',
+});
+const stockLevel = z
+  .discriminatedUnion('tracked', [
+    z.strictObject({
+      productId: z.int().min(1),
+      available: z.int().min(0).meta({
+        description: 'Units that may be ordered now (0: sold out). Orders do not reserve stock.',
+      }),
+      tracked: z.literal(true),
+      updatedAt: stockUpdatedAt,
+    }),
+    z.strictObject({
+      productId: z.int().min(1),
+      available: z.null().meta({ description: 'Not tracked: any quantity may be ordered.' }),
+      tracked: z.literal(false),
+      updatedAt: stockUpdatedAt,
+    }),
+  ])
+  .meta({
+    id: 'StockLevel',
+    description:
+      'A product’s stock as the catalogue import last set it. `tracked: false` (with `available: null`) when the catalogue does not track the product’s stock.',
+  });
+
 const productNotFound = problemSchema.and(z.object({ code: z.literal('PRODUCT_NOT_FOUND') })).meta({
   id: 'ProductNotFoundProblem',
   description:
     'A not-found problem that also carries `code: PRODUCT_NOT_FOUND`, for clients that look for that code.',
 });
+
+/** Surrogate-Key `product-<id>` on the 404 too: adding the product purges a cached "no such product". */
+const productNotFoundCase = {
+  when: 'There is no product with this id. The answer carries `Surrogate-Key: product-<id>`, so that adding the product purges it from caches.',
+  body: productNotFound,
+};
+
+const productDetailHeaders = {
+  ETag: true,
+  'Last-Modified': true,
+  'Cache-Control': productDetailCacheControl,
+  'Surrogate-Key': true,
+} as const;
+const stockHeaders = { ...productDetailHeaders, 'Cache-Control': stockCacheControl } as const;
+const categoryListHeaders = {
+  ETag: true,
+  'Cache-Control': categoryListCacheControl,
+  'Surrogate-Key': 'categories',
+} as const;
+const searchHeaders = {
+  ETag: true,
+  'Cache-Control': 'private, no-cache',
+  'Surrogate-Key': 'search',
+} as const;
 
 const notModified = (headers: ApiResponse['headers']): ApiResponse => ({
   description: 'Not modified: the client’s copy is current. No body; the caching headers are repeated.',
@@ -49,9 +101,9 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The products.',
         body: z.array(productSummary),
-        headers: { ETag: true, 'Cache-Control': productListCacheControl },
+        headers: { ETag: true, 'Cache-Control': productListCacheControl, 'Surrogate-Key': 'products' },
       },
-      304: notModified({ ETag: true, 'Cache-Control': productListCacheControl }),
+      304: notModified({ ETag: true, 'Cache-Control': productListCacheControl, 'Surrogate-Key': 'products' }),
     },
   },
   {
@@ -70,13 +122,40 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The product.',
         body: product,
-        headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl },
+        headers: productDetailHeaders,
       },
-      304: notModified({ ETag: true, 'Last-Modified': true, 'Cache-Control': productDetailCacheControl }),
+      304: notModified(productDetailHeaders),
     },
     problems: {
       'validation-failed': 'The id is not a positive integer.',
-      'not-found': { when: 'There is no product with this id.', body: productNotFound },
+      'not-found': productNotFoundCase,
+    },
+  },
+  {
+    method: 'get',
+    path: '/products/{id}/stock',
+    operationId: 'getProductStock',
+    tag: 'products',
+    summary: 'Query a product’s stock',
+    description:
+      'How many units may be ordered now. POST /orders refuses a line asking for more than this. Stock is set by the catalogue import (the admin backend); orders do not reserve it.',
+    params: z.object({
+      id: z
+        .string()
+        .regex(/^[1-9]\d{0,15}$/)
+        .meta({ description: 'A positive integer.' }),
+    }),
+    responses: {
+      200: {
+        description: 'The stock level.',
+        body: stockLevel,
+        headers: stockHeaders,
+      },
+      304: notModified(stockHeaders),
+    },
+    problems: {
+      'validation-failed': 'The id is not a positive integer.',
+      'not-found': productNotFoundCase,
     },
   },
   {
@@ -90,9 +169,9 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The categories.',
         body: z.array(category),
-        headers: { ETag: true, 'Cache-Control': categoryListCacheControl },
+        headers: categoryListHeaders,
       },
-      304: notModified({ ETag: true, 'Cache-Control': categoryListCacheControl }),
+      304: notModified(categoryListHeaders),
     },
   },
   {
@@ -111,13 +190,14 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'The category.',
         body: category.extend({ products: z.array(productSummary) }).meta({ id: 'CategoryWithProducts' }),
-        headers: { ETag: true, 'Cache-Control': 'public, s-maxage=300' },
+        headers: { ETag: true, 'Cache-Control': 'public, s-maxage=300', 'Surrogate-Key': true },
       },
-      304: notModified({ ETag: true }),
+      304: notModified({ ETag: true, 'Surrogate-Key': true }),
     },
     problems: {
       'validation-failed': 'The id is not a category id.',
-      'not-found': 'There is no category with this id.',
+      'not-found':
+        'There is no category with this id. The answer carries `Surrogate-Key: category-<id>`, so that adding the category purges it from caches.',
     },
   },
   {
@@ -132,9 +212,9 @@ export const productOperations: ApiOperation[] = [
       200: {
         description: 'A page of matching products.',
         body: pageOf(productSummary, 'ProductSearchPage'),
-        headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
+        headers: searchHeaders,
       },
-      304: notModified({ ETag: true, 'Cache-Control': 'private, no-cache' }),
+      304: notModified(searchHeaders),
     },
     problems: { 'validation-failed': 'q is missing or empty, or page or perPage is out of range.' },
   },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogEnvironment } from '../catalog/catalog-config.ts';
+import { cachePurgeEnvironment, catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
   checkEventLog,
@@ -26,6 +26,7 @@ export const queryApiConfigSchema = z
     ...mongoEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
+    ...cachePurgeEnvironment,
     ...projectionLagEnvironment,
     ...consistencyEnvironment,
     CONSISTENCY_POLL_INTERVAL_MS: z.coerce
@@ -54,7 +55,11 @@ export const queryApiConfigSchema = z
       consistencyPollIntervalMs: env.CONSISTENCY_POLL_INTERVAL_MS,
       eventLog: eventLogConfig(env),
       mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
-      catalog: { currency: env.CATALOG_CURRENCY, refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS },
+      catalog: {
+        currency: env.CATALOG_CURRENCY,
+        refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
+        purgeUrls: env.CACHE_PURGE_URLS ?? [],
+      },
       identity: identityConfig(env, address.publicBaseUrl),
     };
   })

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
 import { catalogRoutes } from '../catalog/catalog-routes.ts';
+import { purgeTimings, startCachePurger } from '../catalog/cache-purger.ts';
+import { createPurgeMetrics } from '../catalog/purge-metrics.ts';
+import { httpPurgeSender } from '../catalog/send-purge.ts';
 import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
@@ -66,6 +69,16 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
   };
   const metrics = createMetricsRegistry();
   registerProjectionMetrics({ registry: metrics, eventStore, projections });
+  // Issue 27: every query API runs one; each purge is claimed, so sent once in all.
+  const cachePurger = startCachePurger({
+    outbox: catalog.purges,
+    urls: config.catalog.purgeUrls,
+    send: httpPurgeSender(),
+    now: () => clock.now().getTime(),
+    logger,
+    metrics: createPurgeMetrics(metrics),
+    ...purgeTimings(config.catalog.refreshIntervalMs),
+  });
   const readiness = createReadiness({
     timeoutMs: config.readiness.checkTimeoutMs,
     checks: {
@@ -137,6 +150,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     async stop() {
       await http.close();
       loadShedding.stop();
+      await cachePurger.stop();
       ordersProgress.stop();
       subscriptionsProgress.stop();
       await eventStore.close();

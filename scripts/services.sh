@@ -10,6 +10,12 @@
 #   scripts/services.sh kafka-start     # ...and bring it back on the same port,
 #                                       # data dir and cluster id (no wipe/format)
 #
+# Varnish, on its own (it touches neither FerretDB nor Kafka), in front of a running service:
+#   scripts/services.sh varnish-start http://127.0.0.1:3000   # prints Varnish's URL
+#   scripts/services.sh varnish-stop
+# It runs deploy/varnish/default.vcl with that backend; Debian's varnish and
+# varnish-modules (the xkey vmod) must be installed.
+#
 # Needs only Go (>= 1.24), Java (>= 11) and Maven on PATH. Builds and
 # downloads are cached in $SERVICES_CACHE_DIR, runtime state (data, pid
 # files, logs) lives in $SERVICES_STATE_DIR and is wiped by every `start`
@@ -23,6 +29,8 @@
 #   KAFKA_CONTROLLER_PORT  default 9093
 #   KAFKA_HEAP_OPTS        default "-Xms256m -Xmx512m"
 #   SERVICES_START_TIMEOUT seconds to wait for each server, default 120
+#   VARNISH_PORT           default 6081; 0 picks a free port
+#   VARNISH_STORAGE        default 64m (malloc)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -51,6 +59,12 @@ KAFKA_PROPS="$KAFKA_DIR/server.properties"
 KAFKA_LOG_DIR="$KAFKA_DIR/logs"
 KAFKA_SERVER_LOG="$KAFKA_LOG_DIR/server.log"
 KAFKA_OUT="$STATE_DIR/kafka/kafka.out"
+
+VARNISH_VCL="$SCRIPT_DIR/../deploy/varnish/default.vcl"
+VARNISH_DIR="$STATE_DIR/varnish"
+VARNISH_PID="$VARNISH_DIR/varnishd.pid"
+VARNISH_PORT="${VARNISH_PORT:-6081}"
+VARNISH_STORAGE="${VARNISH_STORAGE:-64m}"
 
 log() { printf '[services] %s\n' "$*" >&2; }
 die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -488,6 +502,54 @@ cmd_kafka_stop() {
   fi
 }
 
+# ---------------------------------------------------------------- varnish --
+
+# varnish-start BACKEND_URL: Varnish on 127.0.0.1:$VARNISH_PORT in front of
+# BACKEND_URL (http://host:port), with deploy/varnish/default.vcl; prints its URL.
+cmd_varnish_start() {
+  local backend=${1:-} host port vcl address i
+  [[ $backend =~ ^http://([^/:]+):([0-9]+)/?$ ]] \
+    || die "varnish-start takes the service's URL, http://HOST:PORT (got '${backend}')"
+  host=${BASH_REMATCH[1]}
+  port=${BASH_REMATCH[2]}
+  PATH="$PATH:/usr/sbin" # where Debian puts varnishd, which a user's PATH may lack
+  command -v varnishd >/dev/null 2>&1 \
+    || die "varnishd not found (Debian: apt-get install varnish varnish-modules)"
+  [[ -f $VARNISH_VCL ]] || die "missing $VARNISH_VCL"
+  if is_running "$VARNISH_PID" varnishd; then
+    log "Varnish already running (pid $(<"$VARNISH_PID")); stopping it first"
+    stop_one Varnish "$VARNISH_PID" varnishd || true
+  fi
+  rm -rf "$VARNISH_DIR"
+  mkdir -p "$VARNISH_DIR"
+  # Started as root, varnishd reads the VCL and its working directory as the varnish user.
+  chmod 755 "$VARNISH_DIR"
+  # The same VCL, with the backend it is given.
+  vcl="$VARNISH_DIR/default.vcl"
+  sed -e "/^backend default {/,/^}/{s/\.host = \"[^\"]*\";/.host = \"$host\";/;s/\.port = \"[^\"]*\";/.port = \"$port\";/}" \
+    "$VARNISH_VCL" >"$vcl"
+  log "starting Varnish on 127.0.0.1:$VARNISH_PORT in front of $host:$port..."
+  varnishd -a "127.0.0.1:$VARNISH_PORT" -f "$vcl" -n "$VARNISH_DIR/work" -s "malloc,$VARNISH_STORAGE" \
+    -P "$VARNISH_PID" >"$VARNISH_DIR/varnishd.out" 2>&1 \
+    || { show_log_tail "$VARNISH_DIR/varnishd.out"; die "varnishd did not start"; }
+  for ((i = 0; i < START_TIMEOUT * 4; i++)); do
+    address=$(varnishadm -n "$VARNISH_DIR/work" debug.listen_address 2>/dev/null | awk 'NF == 3 { print $2 ":" $3; exit }')
+    [[ -n $address ]] && break
+    sleep 0.25
+  done
+  [[ -n ${address:-} ]] || { stop_one Varnish "$VARNISH_PID" varnishd || true; die "Varnish did not report its address"; }
+  log "Varnish is up (pid $(<"$VARNISH_PID")): http://$address/ (varnishstat -n $VARNISH_DIR/work)"
+  echo "http://$address/"
+}
+
+cmd_varnish_stop() {
+  if stop_one Varnish "$VARNISH_PID" varnishd; then
+    log "Varnish stopped"
+  else
+    log "Varnish was not running"
+  fi
+}
+
 # ----------------------------------------------------------------- status --
 
 cmd_status() {
@@ -524,13 +586,17 @@ cmd_env() {
 
 usage() {
   cat >&2 <<EOF
-usage: $0 start|stop|status|env|kafka-stop|kafka-start
+usage: $0 start|stop|status|env|kafka-stop|kafka-start|varnish-start URL|varnish-stop
   start        build/fetch (cached) and start FerretDB + Kafka on fresh state, wait until both answer
   stop         stop both (TERM, then KILL after ${STOP_TIMEOUT}s); safe when nothing runs
   status       show state; exit 0 only if both are up and answering
   env          print export lines: eval "\$($0 env)"
   kafka-stop   stop only Kafka (TERM, then KILL after ${STOP_TIMEOUT}s), keep its data; safe when stopped
   kafka-start  start Kafka again on the data kept since 'start' (same port, cluster id), wait until it answers
+  varnish-start URL
+               start Varnish (deploy/varnish/default.vcl) on 127.0.0.1:\$VARNISH_PORT in front of the
+               service at URL (http://host:port); prints Varnish's URL. FerretDB and Kafka are not touched
+  varnish-stop stop that Varnish; safe when it does not run
 EOF
 }
 
@@ -541,6 +607,8 @@ case "${1:-}" in
   env) cmd_env ;;
   kafka-stop) cmd_kafka_stop ;;
   kafka-start) cmd_kafka_start ;;
+  varnish-start) cmd_varnish_start "${2:-}" ;;
+  varnish-stop) cmd_varnish_stop ;;
   -h | --help | help) usage ;;
   *) usage; exit 2 ;;
 esac

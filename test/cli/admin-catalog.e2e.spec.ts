@@ -72,4 +72,28 @@ describe('npm run admin -- catalog:import (the admin backend of spec section 1)'
     expect(notJson.code).toBe(65);
     expect(notJson.stderr).toMatch(/cannot read .* as JSON/);
   });
+
+  it('refuses an updatedAt more than 5 minutes ahead of its clock, naming the product, and changes nothing', async () => {
+    const ahead = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const future = writeCatalog('future.json', [
+      { ...teapot, id: 4243, updatedAt: ahead(4) },
+      { ...teapot, id: 4244, updatedAt: ahead(60) },
+    ]);
+    const result = await runAdmin(['catalog:import', future], { DATA_DIR: service.dataDir });
+    expect(result.code).toBe(65);
+    expect(result.stderr).toMatch(
+      /products\[1\]\.updatedAt: product 4244: .* is more than 5 minutes in the future/,
+    );
+    expect(result.stderr).not.toContain('4243');
+    expect((await fetch(`${service.url}/products/4243`)).status).toBe(404);
+  });
+
+  it('says which cached responses the import changed: the Surrogate-Keys the service will purge', async () => {
+    const repriced = writeCatalog('repriced.json', [
+      { ...teapot, price: 36, updatedAt: '2026-11-22T08:00:00Z' },
+    ]);
+    const changed = await runAdmin(['catalog:import', repriced], { DATA_DIR: service.dataDir });
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain('to be purged from caches by Surrogate-Key: product-4242 products\n');
+  });
 });

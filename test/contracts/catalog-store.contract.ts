@@ -3,6 +3,9 @@ import type { CatalogStore, Category, Product } from '../../catalog/catalog.ts';
 
 const kitchen: Category = { id: 'kitchen', name: 'Kitchen' };
 const garden: Category = { id: 'garden', name: 'Garden' };
+/** Stock levels of the products the contract imports first: one sold out, one not tracked. */
+const stockOf: Record<number, number | null> = { 1: 25, 2: 0, 3: null, 4: 3 };
+
 const product = (
   id: number,
   name: string,
@@ -14,11 +17,12 @@ const product = (
   priceMinor: id * 10,
   updatedAt,
   categoryId,
+  stock: stockOf[id] ?? null,
 });
 
 /**
- * What every adapter of the CatalogStore port promises. The catalogue is one per store, so each run gets a
- * store of its own (a fresh file or database).
+ * What every adapter of the CatalogStore port promises. The catalogue is one per store, so each
+ * `createStore()` gives a store of its own (a fresh file or database).
  */
 export const catalogStoreContract = (adapterName: string, createStore: () => Promise<CatalogStore>) => {
   describe(`CatalogStore contract: ${adapterName}`, () => {
@@ -44,6 +48,17 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect(await store.getProduct(3)).toEqual(product(3, 'Chef’s Knife'));
       expect(await store.getProduct(99)).toBeNull();
       expect(await store.countProducts()).toBe(4);
+    });
+
+    it("carries each product's stock: a count, zero when sold out, null when not tracked", async () => {
+      expect((await store.listProducts()).map((p) => [p.id, p.stock])).toEqual([
+        [1, 25],
+        [2, 0],
+        [3, null],
+        [4, 3],
+      ]);
+      expect(await store.getProduct(2)).toMatchObject({ stock: 0 });
+      expect(await store.getProduct(3)).toMatchObject({ stock: null });
     });
 
     it('lists categories by name, reads one with its products', async () => {
@@ -73,11 +88,15 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect((await store.searchProducts('%', { offset: 0, limit: 10 })).total).toBe(0);
     });
 
-    it('moves its revision with every import, and updates products by id', async () => {
+    it('moves its revision with every import, and updates products by id, stock included', async () => {
       const before = await store.revision();
       await store.importCatalog(
         {
-          products: [product(1, 'Espresso Cup, white', 'kitchen', '2026-11-20T09:00:00.000Z')],
+          products: [
+            { ...product(1, 'Espresso Cup, white', 'kitchen', '2026-11-20T09:00:00.000Z'), stock: 7 },
+            { ...product(3, 'Chef’s Knife'), stock: 2 },
+            { ...product(4, 'ÉCLAIR mould'), stock: null },
+          ],
           categories: [kitchen],
         },
         { replace: false },
@@ -87,7 +106,10 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect(await store.getProduct(1)).toMatchObject({
         name: 'Espresso Cup, white',
         updatedAt: '2026-11-20T09:00:00.000Z',
+        stock: 7,
       });
+      expect(await store.getProduct(3)).toMatchObject({ stock: 2 });
+      expect(await store.getProduct(4)).toMatchObject({ stock: null });
       expect(await store.countProducts()).toBe(4);
     });
 
@@ -98,6 +120,113 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       );
       expect((await store.listProducts()).map((p) => p.id)).toEqual([2]);
       expect(await store.listCategories()).toEqual([garden]);
+    });
+  });
+
+  describe(`CatalogStore purge outbox contract: ${adapterName}`, () => {
+    const now = Date.parse('2026-11-25T12:00:00Z');
+    const lease = { now, leaseUntil: now + 60_000 };
+    let store: CatalogStore;
+    beforeAll(async () => {
+      store = await createStore();
+    });
+
+    /** Imports one change of product 1's price: one more pending purge, of product-1 only. */
+    const changeAPrice = async (priceMinor: number) => {
+      const { purgeKeys } = await store.importCatalog(
+        { products: [{ ...product(1, 'Espresso Cup'), priceMinor }], categories: [] },
+        { replace: false },
+      );
+      expect(purgeKeys).toEqual(['product-1']);
+      const due = await store.purges.due({ now, limit: 10 });
+      return due[due.length - 1]!;
+    };
+
+    it('records the keys an import changed as one pending purge, and nothing for an import that changes nothing', async () => {
+      const first = {
+        products: [product(1, 'Espresso Cup'), product(2, 'Watering Can', 'garden')],
+        categories: [kitchen, garden],
+      };
+      const { purgeKeys } = await store.importCatalog(first, { replace: false });
+      expect(purgeKeys).toEqual([
+        'categories',
+        'category-garden',
+        'category-kitchen',
+        'product-1',
+        'product-2',
+        'products',
+        'search',
+      ]);
+      const [pending, ...others] = await store.purges.due({ now, limit: 10 });
+      expect(others).toEqual([]);
+      expect(pending).toEqual({ id: expect.any(String), keys: purgeKeys, attempts: 0, sentTo: [] });
+      expect(await store.purges.claim(pending!.id, { owner: 'a', ...lease })).toBe(true);
+      expect(await store.purges.settle(pending!.id, 'a', { status: 'sent', at: now })).toBe(true);
+
+      expect(await store.importCatalog(first, { replace: false })).toEqual({ purgeKeys: [] });
+      expect(await store.purges.due({ now, limit: 10 })).toEqual([]);
+    });
+
+    it('lets exactly one of many concurrent claimants take a purge, and nobody else until its lease ends', async () => {
+      const purge = await changeAPrice(11);
+      const owners = Array.from({ length: 8 }, (_, n) => `instance-${n}`);
+      const won = await Promise.all(owners.map((owner) => store.purges.claim(purge.id, { owner, ...lease })));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const holder = owners[won.indexOf(true)]!;
+
+      expect(await store.purges.due({ now: now + 59_999, limit: 10 })).toEqual([]);
+      expect(
+        await store.purges.claim(purge.id, { owner: 'late', now: now + 59_999, leaseUntil: now + 120_000 }),
+      ).toBe(false);
+      // The holder died: once its lease ran out, another process takes the purge, and the holder cannot settle it.
+      expect((await store.purges.due({ now: now + 60_000, limit: 10 })).map((p) => p.id)).toEqual([purge.id]);
+      expect(
+        await store.purges.claim(purge.id, { owner: 'late', now: now + 60_000, leaseUntil: now + 120_000 }),
+      ).toBe(true);
+      expect(await store.purges.settle(purge.id, holder, { status: 'sent', at: now })).toBe(false);
+      expect(await store.purges.settle(purge.id, 'late', { status: 'sent', at: now + 60_000 })).toBe(true);
+      expect(await store.purges.due({ now: now + 600_000, limit: 10 })).toEqual([]);
+    });
+
+    it('keeps a retried purge pending until it is due, counting the attempt and the caches that took it', async () => {
+      const purge = await changeAPrice(12);
+      expect(await store.purges.claim(purge.id, { owner: 'a', ...lease })).toBe(true);
+      expect(
+        await store.purges.settle(purge.id, 'a', {
+          status: 'retry',
+          dueAt: now + 2000,
+          sentTo: ['http://cache-1/'],
+        }),
+      ).toBe(true);
+      expect(await store.purges.due({ now: now + 1999, limit: 10 })).toEqual([]);
+      expect(await store.purges.due({ now: now + 2000, limit: 10 })).toEqual([
+        { id: purge.id, keys: ['product-1'], attempts: 1, sentTo: ['http://cache-1/'] },
+      ]);
+      expect(
+        await store.purges.claim(purge.id, { owner: 'b', now: now + 2000, leaseUntil: now + 62_000 }),
+      ).toBe(true);
+      expect(
+        await store.purges.settle(purge.id, 'b', {
+          status: 'abandoned',
+          at: now + 2000,
+          sentTo: ['http://cache-1/'],
+        }),
+      ).toBe(true);
+      expect(await store.purges.due({ now: now + 600_000, limit: 10 })).toEqual([]);
+    });
+
+    it('gives due purges oldest first, a page at a time', async () => {
+      const older = await changeAPrice(13);
+      const newer = await changeAPrice(14);
+      expect((await store.purges.due({ now, limit: 10 })).map((p) => p.id)).toEqual([older.id, newer.id]);
+      expect((await store.purges.due({ now, limit: 1 })).map((p) => p.id)).toEqual([older.id]);
+    });
+
+    it('prunes purges sent or abandoned before a time, never pending ones', async () => {
+      const pending = (await store.purges.due({ now, limit: 10 })).map((p) => p.id);
+      expect(await store.purges.prune(now)).toBe(0);
+      expect(await store.purges.prune(now + 60_001)).toBe(3);
+      expect((await store.purges.due({ now, limit: 10 })).map((p) => p.id)).toEqual(pending);
     });
   });
 };

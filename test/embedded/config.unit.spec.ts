@@ -27,7 +27,7 @@ describe('embedded configuration', () => {
         acceptSockets: process.platform === 'linux' ? 64 : 1,
       },
       readiness: { checkTimeoutMs: 500, maxProjectionLag: 1000 },
-      catalog: { seedDemo: true, currency: 'EUR', refreshIntervalMs: 1000 },
+      catalog: { seedDemo: true, currency: 'EUR', refreshIntervalMs: 1000, purgeUrls: [] },
       identity: {
         signingKeyPem: undefined,
         signingKeyFile: undefined,
@@ -111,5 +111,17 @@ describe('embedded configuration', () => {
     expect(message).toMatch(/^ {2}PORT: /m);
     expect(message).toMatch(/^ {2}EVENT_LOG_DURABILITY: /m);
     expect(message).not.toContain('hopeful-secret');
+  });
+
+  it('reads CACHE_PURGE_URLS as a comma-separated list of http(s) URLs, and refuses anything else', () => {
+    const urls = ' http://127.0.0.1:6081/ ,https://purge.cdn-adapter.internal/varnish,';
+    expect(parseConfig(embeddedConfigSchema, { CACHE_PURGE_URLS: urls }).catalog.purgeUrls).toEqual([
+      'http://127.0.0.1:6081/',
+      'https://purge.cdn-adapter.internal/varnish',
+    ]);
+    expect(parseConfig(embeddedConfigSchema, { CACHE_PURGE_URLS: '' }).catalog.purgeUrls).toEqual([]);
+    expect(() => parseConfig(embeddedConfigSchema, { CACHE_PURGE_URLS: 'varnish:6081' })).toThrow(
+      /CACHE_PURGE_URLS/,
+    );
   });
 });

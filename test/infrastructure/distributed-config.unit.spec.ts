@@ -96,4 +96,16 @@ describe('distributed mode configuration', () => {
     expect(message).toMatch(/KAFKA_BROKERS: must be host:port, comma-separated/);
     expect(message).not.toContain('hunter2');
   });
+
+  it('gives the query API, which serves the catalogue, the caches to purge (none by default)', () => {
+    expect(parseConfig(queryApiConfigSchema, api).catalog.purgeUrls).toEqual([]);
+    const query = parseConfig(queryApiConfigSchema, {
+      ...api,
+      CACHE_PURGE_URLS: 'http://varnish-1:6081/,http://varnish-2:6081/',
+    });
+    expect(query.catalog.purgeUrls).toEqual(['http://varnish-1:6081/', 'http://varnish-2:6081/']);
+    expect(
+      problemsOf(() => parseConfig(queryApiConfigSchema, { ...api, CACHE_PURGE_URLS: 'ftp://cache/' })),
+    ).toMatch(/CACHE_PURGE_URLS: must be http\(s\) URLs, comma-separated/);
+  });
 });

@@ -94,6 +94,7 @@ describe('the response checker of the HTTP tests', () => {
       etag: '"abc"',
       'last-modified': 'Thu, 01 Jan 2026 00:00:00 GMT',
       'cache-control': 'public, max-age=300, s-maxage=300',
+      'surrogate-key': 'product-1001',
     }),
     body: JSON.stringify(product),
     ...overrides,

@@ -22,6 +22,11 @@ const responseHeaders = {
     description: 'Who may store this response, and for how long.',
     schema: { type: 'string' },
   },
+  'Surrogate-Key': {
+    description:
+      'Space-separated keys of what this response shows (`products`, `product-<id>`, `categories`, `category-<id>`, `search`), for a cache in front to tag it with: a change of the catalogue purges the keys whose content changed. A cache strips it before responses leave it.',
+    schema: { type: 'string', pattern: '^[a-z0-9-]+( [a-z0-9-]+)*$' },
+  },
   Pragma: { description: 'no-cache, for HTTP/1.0 caches.', schema: { type: 'string', const: 'no-cache' } },
   Location: { description: 'The path of the resource this request created.', schema: { type: 'string' } },
   'Consistency-Token': {

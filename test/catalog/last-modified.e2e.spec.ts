@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService({ CATALOG_REFRESH_INTERVAL_MS: '0' });
+});
+afterAll(() => service.stop());
+
+// The import refuses dates more than 5 minutes ahead, but allows those within them (clocks differ), and a
+// store may hold what an older version imported: whatever the date, a response never claims a change
+// after its own Date.
+describe('Last-Modified of catalogue responses dated in the future (issue 27)', () => {
+  it.each([
+    ['3 minutes', 3 * 60_000],
+    ['a day', 86_400_000],
+  ])(
+    'is never later than the Date of the response, for a product dated %s ahead',
+    async (_ahead, aheadMs) => {
+      const product = (await service.catalog.getProduct(1002))!;
+      const updatedAt = new Date(Date.now() + aheadMs).toISOString();
+      await service.catalog.importCatalog(
+        { products: [{ ...product, updatedAt }], categories: [] },
+        { replace: false },
+      );
+      try {
+        for (const path of ['/products/1002', '/products/1002/stock']) {
+          const response = await fetch(`${service.url}${path}`);
+          expect(response.status).toBe(200);
+          expect(((await response.json()) as { updatedAt: string }).updatedAt).toBe(updatedAt);
+          const [lastModified, date] = [
+            response.headers.get('last-modified')!,
+            response.headers.get('date')!,
+          ];
+          expect(Date.parse(lastModified), path).toBeLessThanOrEqual(Date.parse(date));
+          // ...and still revalidates: the client's copy dated so is current.
+          const again = await fetch(`${service.url}${path}`, {
+            headers: { 'If-Modified-Since': lastModified },
+          });
+          expect(again.status, path).toBe(304);
+          expect(Date.parse(again.headers.get('last-modified')!)).toBeLessThanOrEqual(
+            Date.parse(again.headers.get('date')!),
+          );
+        }
+      } finally {
+        await service.catalog.importCatalog({ products: [product], categories: [] }, { replace: false });
+      }
+    },
+  );
+
+  it('keeps Last-Modified as the product’s own date once that date is past', async () => {
+    const product = (await service.catalog.getProduct(1002))!;
+    const response = await fetch(`${service.url}/products/1002`);
+    expect(response.headers.get('last-modified')).toBe(new Date(product.updatedAt).toUTCString());
+  });
+});
