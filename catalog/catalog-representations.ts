@@ -1,13 +1,12 @@
 import { moneyToDecimal } from '../domain/money.ts';
-import { jsonRepresentation } from '../infrastructure/http/representation.ts';
+import { jsonRepresentation, type Representation } from '../infrastructure/http/representation.ts';
 import type { CatalogStore } from './catalog.ts';
-import { datedRepresentation, type DatedRepresentation } from './dated-representation.ts';
 
 /** Spec 4.2 and 4.7: detail 300 s everywhere, list 60 s in shared caches, categories are static master data. */
 export const productDetailCacheControl = 'public, max-age=300, s-maxage=300';
 export const productListCacheControl = 'public, s-maxage=60';
 export const categoryListCacheControl = 'public, max-age=3600';
-/** Issue 27: stock moves with every import, so it is kept 30 s, by browsers and shared caches alike. */
+/** Stock moves with every import, so it is kept 30 s, by browsers and shared caches alike. */
 export const stockCacheControl = 'public, max-age=30, s-maxage=30';
 
 /**
@@ -27,7 +26,7 @@ export const createCatalogRepresentations = ({
   let revision: string | undefined;
   let checkedAt = -Infinity;
   let checking: Promise<void> | undefined;
-  let kept = new Map<string, Promise<DatedRepresentation | null>>();
+  let kept = new Map<string, Promise<Representation | null>>();
 
   const checkRevision = async () => {
     const current = await store.revision();
@@ -48,13 +47,13 @@ export const createCatalogRepresentations = ({
   };
 
   /** Built representations, for answering without a promise hop while the revision is known to be fresh. */
-  let built = new Map<string, DatedRepresentation | null>();
+  let built = new Map<string, Representation | null>();
 
   /** One build per key and revision, shared by concurrent requests; failures are not kept. */
   const keep = (
     key: string,
-    build: () => Promise<DatedRepresentation | null>,
-  ): DatedRepresentation | null | Promise<DatedRepresentation | null> => {
+    build: () => Promise<Representation | null>,
+  ): Representation | null | Promise<Representation | null> => {
     if (performance.now() - checkedAt < refreshIntervalMs) {
       const ready = built.get(key);
       if (ready !== undefined) return ready;
@@ -62,7 +61,7 @@ export const createCatalogRepresentations = ({
     return keepAsync(key, build);
   };
 
-  const keepAsync = async (key: string, build: () => Promise<DatedRepresentation | null>) => {
+  const keepAsync = async (key: string, build: () => Promise<Representation | null>) => {
     await fresh();
     let representation = kept.get(key);
     if (!representation) {
@@ -100,14 +99,14 @@ export const createCatalogRepresentations = ({
       keep(`product:${id}`, async () => {
         const product = await store.getProduct(id);
         if (!product) return null;
-        return datedRepresentation(
+        return jsonRepresentation(
           {
             id: product.id,
             name: product.name,
             price: moneyToDecimal({ amountMinor: product.priceMinor, currency }),
             updatedAt: product.updatedAt,
           },
-          { updatedAt: product.updatedAt, cacheControl: productDetailCacheControl },
+          { lastModified: product.updatedAt, cacheControl: productDetailCacheControl },
         );
       }),
 
@@ -116,14 +115,14 @@ export const createCatalogRepresentations = ({
       keep(`stock:${id}`, async () => {
         const product = await store.getProduct(id);
         if (!product) return null;
-        return datedRepresentation(
+        return jsonRepresentation(
           {
             productId: product.id,
             available: product.stock,
             tracked: product.stock !== null,
             updatedAt: product.updatedAt,
           },
-          { updatedAt: product.updatedAt, cacheControl: stockCacheControl },
+          { lastModified: product.updatedAt, cacheControl: stockCacheControl },
         );
       }),
 

@@ -2,11 +2,10 @@ import type { Request, Router } from 'express';
 import { createRouter } from '../infrastructure/http/router.ts';
 import { z } from 'zod';
 import { ApiError, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
-import { sendJson, sendRepresentation } from '../infrastructure/http/representation.ts';
+import { sendJson, sendRepresentation, type Representation } from '../infrastructure/http/representation.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
 import type { CatalogStore } from './catalog.ts';
 import type { CatalogRepresentations } from './catalog-representations.ts';
-import { sendDatedRepresentation, type DatedRepresentation } from './dated-representation.ts';
 import { surrogateKeys } from './surrogate-keys.ts';
 
 /** Canonical positive integers only, so one product has one URL (and one entry in every cache). */
@@ -56,9 +55,9 @@ export const catalogRoutes = ({
     const id = productIdOf(request);
     // Also on the 404: a cached "no such product" goes when the product is added.
     response.setHeader('Surrogate-Key', surrogateKeys.product(id));
-    const send = (representation: DatedRepresentation | null) => {
+    const send = (representation: Representation | null) => {
       if (!representation) throw productNotFound(id);
-      sendDatedRepresentation(request, response, representation);
+      sendRepresentation(request, response, representation);
     };
     // The hottest route answers kept representations synchronously; only a miss or a check awaits.
     const representation = representations.product(id);
@@ -70,7 +69,7 @@ export const catalogRoutes = ({
     response.setHeader('Surrogate-Key', surrogateKeys.product(id));
     const representation = await representations.stock(id);
     if (!representation) throw productNotFound(id);
-    sendDatedRepresentation(request, response, representation);
+    sendRepresentation(request, response, representation);
   });
 
   router.get('/categories', async (request, response) => {

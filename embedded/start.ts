@@ -132,7 +132,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
       }),
     },
   });
-  // Issue 27: the caches in front hear of each import once, from here (the only process serving it).
+  // The caches in front hear of each import once, from here (the only process serving it).
   const cachePurger = startCachePurger({
     outbox: catalog.purges,
     urls: config.catalog.purgeUrls,

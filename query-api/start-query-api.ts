@@ -69,7 +69,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
   };
   const metrics = createMetricsRegistry();
   registerProjectionMetrics({ registry: metrics, eventStore, projections });
-  // Issue 27: every query API runs one; each purge is claimed, so sent once in all.
+  // Every query API runs one; each purge is claimed, so sent once in all.
   const cachePurger = startCachePurger({
     outbox: catalog.purges,
     urls: config.catalog.purgeUrls,

@@ -112,9 +112,18 @@ export const noneMatchHolds = (request: Request, currentEtag: string): boolean =
 
 export const preconditionFailed = (detail: string): ApiError => new ApiError('precondition-failed', detail);
 
-/** Last-Modified is never later than the response's Date (RFC 9110, section 8.8.2.1). */
-const notAfterNow = (lastModified: string): string =>
-  Date.parse(lastModified) > Date.now() ? new Date().toUTCString() : lastModified;
+/**
+ * Last-Modified is never later than the response's Date (RFC 9110, section 8.8.2.1), whichever clock stamped
+ * the resource. Node writes a Date from a cache refreshed every second: for a resource changed within the
+ * last second, this response's Date is written here, from the same reading of the system clock.
+ */
+const notAfterDate = (response: Response, lastModified: string): string => {
+  const modifiedAt = Date.parse(lastModified);
+  const now = Date.now();
+  if (modifiedAt <= now - 1000) return lastModified;
+  response.setHeader('Date', httpDate(new Date(now)));
+  return httpDate(new Date(Math.min(modifiedAt, now)));
+};
 
 /**
  * RFC 9110, section 13.2.2, for GET and HEAD with a 2xx answer: If-None-Match first, with weak comparison;
@@ -150,11 +159,15 @@ export const sendRepresentation = (
     throw preconditionFailed('The resource does not match your If-Match or If-Unmodified-Since.');
   }
   response.setHeader('ETag', representation.etag);
-  if (representation.lastModified !== undefined)
-    response.setHeader('Last-Modified', notAfterNow(representation.lastModified));
+  // What is sent is what If-Modified-Since is compared with.
+  const lastModified =
+    representation.lastModified === undefined
+      ? undefined
+      : notAfterDate(response, representation.lastModified);
+  if (lastModified !== undefined) response.setHeader('Last-Modified', lastModified);
   if (representation.cacheControl !== undefined)
     response.setHeader('Cache-Control', representation.cacheControl);
-  if (notModified(request, representation)) {
+  if (notModified(request, { etag: representation.etag, ...(lastModified ? { lastModified } : {}) })) {
     response.status(304).end();
     return;
   }

@@ -10,7 +10,7 @@ afterAll(() => service.stop());
 // The import refuses dates more than 5 minutes ahead, but allows those within them (clocks differ), and a
 // store may hold what an older version imported: whatever the date, a response never claims a change
 // after its own Date.
-describe('Last-Modified of catalogue responses dated in the future (issue 27)', () => {
+describe('Last-Modified of catalogue responses dated in the future', () => {
   it.each([
     ['3 minutes', 3 * 60_000],
     ['a day', 86_400_000],

@@ -23,7 +23,7 @@ const productWith = (stock: (level: number | null) => boolean) => {
   return found;
 };
 
-describe('GET /products/{id}/stock (issue 27)', () => {
+describe('GET /products/{id}/stock', () => {
   it('answers a tracked product’s stock with a strong ETag, Last-Modified and 30 s of caching', async () => {
     const product = productWith((level) => level !== null && level > 0);
     const response = await get(`/products/${product.id}/stock`);

@@ -12,7 +12,7 @@ const keyOf = async (path: string, headers: Record<string, string> = {}) => {
   return { status: response.status, key: response.headers.get('surrogate-key') };
 };
 
-describe('Surrogate-Key on catalogue responses (issue 27, spec 4.7)', () => {
+describe('Surrogate-Key on catalogue responses', () => {
   it.each([
     ['/products', 'products'],
     ['/products/1001', 'product-1001'],

@@ -31,7 +31,7 @@ const refusal = async (items: unknown[], shippingAddressId: string = addressId) 
   return (await problemOf(response)).errors;
 };
 
-describe('POST /orders against the stock available at that moment (issue 27)', () => {
+describe('POST /orders against the stock available at that moment', () => {
   it('refuses a line asking for more than the stock, naming what is available', async () => {
     const low = withStock((stock) => stock !== null && stock > 0 && stock < 5);
     expect(await refusal([line(low, low.stock! + 1)])).toEqual([
