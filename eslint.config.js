@@ -13,14 +13,14 @@ export const domainForbiddenImports = [
       '@eventstore/*',
       'pino',
       'jsonwebtoken',
-      'zod',
       'fs',
       'http',
       'https',
       'net',
       'crypto',
     ],
-    message: 'domain/ is pure: I/O and frameworks belong in the services and infrastructure/.',
+    message:
+      'domain/ is pure: I/O and frameworks belong in the services and infrastructure/ (zod, a pure validation library, describes its events).',
   },
   {
     group: [

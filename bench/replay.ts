@@ -16,17 +16,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { orderDecider } from '../domain/order/order-decider.ts';
-import { orderStreamName, type OrderCommand } from '../domain/order/order.ts';
+import { orderDecider } from '../domain/orders/order-decider.ts';
+import { orderStreamName, type OrderCommand } from '../domain/orders/order.ts';
 import { NO_STREAM } from '../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
-import { rebuildOrderReadModel } from '../projections/rebuild.ts';
-import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
+import { rebuildOrderReadModel } from '../projections/orders/rebuild.ts';
+import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import {
   createSqliteOrderReadModel,
   sqliteScratchOrderReadModel,
-} from '../projections/sqlite-order-read-model.ts';
+} from '../projections/orders/sqlite-order-read-model.ts';
 import { projectFile, startProcess } from './support/processes.ts';
 import { figure, markdownTable, memoryOf, reportOption, writeReport } from './support/report.ts';
 
@@ -99,7 +99,10 @@ if (values.replay !== undefined) {
         receivedAt: at,
       },
     },
-    { type: 'ShipOrder', data: { orderId, shippedAt: at } },
+    {
+      type: 'ShipOrder',
+      data: { orderId, shippedAt: at, shipment: { carrier: null, trackingNumber: null, trackingUrl: null } },
+    },
     { type: 'DeliverOrder', data: { orderId, deliveredAt: at } },
   ];
   const metadata = { actor: null, correlationId: randomUUID(), causationId: null, occurredAt: at };

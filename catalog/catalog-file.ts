@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { InvariantViolationError } from '../domain/errors.ts';
-import { minorUnitDigits, moneyFromDecimal } from '../domain/money.ts';
+import { InvariantViolationError } from '../domain/shared/errors.ts';
+import { minorUnitDigits, moneyFromDecimal } from '../domain/shared/money.ts';
 import { fieldErrors, fieldPath } from '../infrastructure/http/validation.ts';
 import { categoryIdOf, type Category, type Product } from './catalog.ts';
 

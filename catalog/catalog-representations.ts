@@ -1,4 +1,4 @@
-import { moneyToDecimal } from '../domain/money.ts';
+import { moneyToDecimal } from '../domain/shared/money.ts';
 import { jsonRepresentation, type Representation } from '../infrastructure/http/representation.ts';
 import type { CatalogStore } from './catalog.ts';
 

@@ -19,19 +19,19 @@ import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import { createEventStoreDbEventStore } from '../infrastructure/event-store/eventstoredb-event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
-import type { CheckpointStore } from '../projections/checkpoints.ts';
-import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
+import type { CheckpointStore } from '../infrastructure/event-sourcing/checkpoints.ts';
+import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
 import {
   createMongoOrderReadModel,
   mongoScratchOrderReadModel,
-} from '../projections/mongo-order-read-model.ts';
-import type { OrderReadModel } from '../projections/order-read-model.ts';
-import type { ScratchOrderReadModel } from '../projections/rebuild.ts';
-import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
+} from '../projections/orders/mongo-order-read-model.ts';
+import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
+import type { ScratchOrderReadModel } from '../projections/orders/rebuild.ts';
+import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import {
   createSqliteOrderReadModel,
   sqliteScratchOrderReadModel,
-} from '../projections/sqlite-order-read-model.ts';
+} from '../projections/orders/sqlite-order-read-model.ts';
 
 /** Which store the admin CLI works on: MongoDB when MONGODB_URL is set, else the embedded DATA_DIR. */
 export const adminConfigSchema = z.object({

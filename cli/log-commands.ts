@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { rebuildOrderReadModel, verifyOrderReadModel } from '../projections/rebuild.ts';
+import { rebuildOrderReadModel, verifyOrderReadModel } from '../projections/orders/rebuild.ts';
 import { DataError } from './catalog-commands.ts';
 import { exportEvents, ExportVerificationError, verifyExport } from './event-export.ts';
 import { UsageError, type CommandContext } from './user-commands.ts';

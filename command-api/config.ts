@@ -14,7 +14,7 @@ import {
   publicAddressEnvironment,
   requireExactlyOne,
 } from '../infrastructure/config/service-environment.ts';
-import { webhookConfig, webhookEnvironment } from '../webhook-dispatcher/webhook-config.ts';
+import { webhookConfig, webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
 
 /** The command API of the distributed mode: every write of the HTTP API (`npm run start:command-api`). */
 export const commandApiConfigSchema = z

@@ -18,18 +18,16 @@ import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registr
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
 import { dataDirCheck, eventLogCheck } from '../infrastructure/operations/store-checks.ts';
-import { createMongoDeliveryQueue } from '../webhook-dispatcher/mongo-delivery-queue.ts';
-import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
-import { warnWhenPrivateNetworksAllowed } from '../webhook-dispatcher/private-network-warning.ts';
-import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
+import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
+import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
+import { warnWhenPrivateNetworksAllowed } from '../infrastructure/outbound-http/private-network-warning.ts';
+import { checkWebhookUrl, createHostResolver } from '../infrastructure/outbound-http/target-check.ts';
 import type { CommandApiConfig } from './config.ts';
-import { createMongoIdempotencyStore } from './mongo-idempotency-store.ts';
-import { createOrderCommandHandler } from './order-command-handler.ts';
-import { orderCommandRoutes } from './order-command-routes.ts';
-import { orderErrors } from './order-errors.ts';
-import { webhookCommandRoutes } from './webhook-command-routes.ts';
-import { webhookErrors } from './webhook-errors.ts';
-import { createSubscriptionCommandHandler } from './webhook-subscription-handler.ts';
+import { createMongoIdempotencyStore } from './idempotency/mongo-idempotency-store.ts';
+import { orderCommandRoutes } from './orders/order-command-routes.ts';
+import { orderErrors } from './orders/order-errors.ts';
+import { webhookCommandRoutes } from './webhook-subscriptions/subscription-command-routes.ts';
+import { webhookErrors } from './webhook-subscriptions/subscription-errors.ts';
 import { serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type CommandApiDeps = {
@@ -104,7 +102,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       healthRoutes(),
       ...identity.routers,
       orderCommandRoutes({
-        handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),
+        eventStore,
         authenticator: identity.authenticator,
         catalog,
         users,
@@ -115,7 +113,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
         logger,
       }),
       webhookCommandRoutes({
-        handler: createSubscriptionCommandHandler({ eventStore, newId: randomUUID }),
+        eventStore,
         authenticator: identity.authenticator,
         cipher: createSecretCipher(resolveSecretKey(config.webhooks, null)),
         checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),

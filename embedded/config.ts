@@ -12,7 +12,7 @@ import {
   projectionLagEnvironment,
   readinessEnvironment,
 } from '../infrastructure/config/service-environment.ts';
-import { webhookConfig, webhookEnvironment } from '../webhook-dispatcher/webhook-config.ts';
+import { webhookConfig, webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 

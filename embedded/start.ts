@@ -1,4 +1,4 @@
-import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
@@ -8,11 +8,10 @@ import { createPurgeMetrics } from '../catalog/purge-metrics.ts';
 import { httpPurgeSender } from '../catalog/send-purge.ts';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
-import { createOrderCommandHandler } from '../command-api/order-command-handler.ts';
-import { orderCommandRoutes } from '../command-api/order-command-routes.ts';
-import { orderErrors } from '../command-api/order-errors.ts';
-import { webhookErrors } from '../command-api/webhook-errors.ts';
-import { createSqliteIdempotencyStore } from '../command-api/sqlite-idempotency-store.ts';
+import { orderCommandRoutes } from '../command-api/orders/order-command-routes.ts';
+import { orderErrors } from '../command-api/orders/order-errors.ts';
+import { webhookErrors } from '../command-api/webhook-subscriptions/subscription-errors.ts';
+import { createSqliteIdempotencyStore } from '../command-api/idempotency/sqlite-idempotency-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
@@ -30,13 +29,13 @@ import { dataDirCheck, eventLogCheck, sqliteCheck } from '../infrastructure/oper
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import { listenStartupError } from '../infrastructure/process/listen-error.ts';
 import { checkDataDirWritable, dataDirError, ownerOnlyDataDir } from '../infrastructure/storage/data-dir.ts';
-import { projectionLagCheck } from '../projections/projection-lag.ts';
-import { registerProjectionMetrics } from '../projections/projection-metrics.ts';
-import { startProjectionRunner } from '../projections/projection-runner.ts';
-import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
-import { createSqliteOrderReadModel } from '../projections/sqlite-order-read-model.ts';
-import { auditRoutes } from '../query-api/audit-routes.ts';
-import { orderQueryRoutes } from '../query-api/order-query-routes.ts';
+import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
+import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
+import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
+import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
+import { createSqliteOrderReadModel } from '../projections/orders/sqlite-order-read-model.ts';
+import { auditRoutes } from '../query-api/audit/audit-routes.ts';
+import { orderQueryRoutes } from '../query-api/orders/order-query-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
 import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
@@ -172,7 +171,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
       healthRoutes(),
       ...identity.routers,
       orderCommandRoutes({
-        handler: createOrderCommandHandler({ eventStore, newId: randomUUID }),
+        eventStore,
         authenticator: identity.authenticator,
         catalog,
         users,

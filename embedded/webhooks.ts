@@ -3,26 +3,25 @@ import type { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createSubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
-import { webhookCommandRoutes } from '../command-api/webhook-command-routes.ts';
+import { webhookCommandRoutes } from '../command-api/webhook-subscriptions/subscription-command-routes.ts';
 import type { Authenticator } from '../identity/authenticator.ts';
 import { createInProcessEventBus } from '../infrastructure/bus/in-process-event-bus.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
-import { startEventRelay } from '../projections/event-relay.ts';
-import { startProjectionRunner } from '../projections/projection-runner.ts';
-import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
-import { createSqliteWebhookSubscriptionReadModel } from '../projections/sqlite-webhook-subscription-read-model.ts';
-import { webhookQueryRoutes } from '../query-api/webhook-query-routes.ts';
+import { startEventRelay } from '../projections/relay/event-relay.ts';
+import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
+import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
+import { createSqliteWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/sqlite-subscription-read-model.ts';
+import { webhookQueryRoutes } from '../query-api/webhook-subscriptions/subscription-query-routes.ts';
 import { createDeliveryMetrics } from '../webhook-dispatcher/delivery-metrics.ts';
-import { createWebhookPoster } from '../webhook-dispatcher/post-webhook.ts';
+import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';
-import { createSecretCipher, resolveSecretKey } from '../webhook-dispatcher/secret-cipher.ts';
-import { createSqliteDeliveryLog } from '../webhook-dispatcher/sqlite-delivery-log.ts';
-import { createSqliteDeliveryQueue } from '../webhook-dispatcher/sqlite-delivery-queue.ts';
+import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
+import { createSqliteDeliveryLog } from '../projections/webhook-deliveries/sqlite-delivery-log.ts';
+import { createSqliteDeliveryQueue } from '../projections/webhook-deliveries/sqlite-delivery-queue.ts';
 import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
-import { warnWhenPrivateNetworksAllowed } from '../webhook-dispatcher/private-network-warning.ts';
-import { checkWebhookUrl, createHostResolver } from '../webhook-dispatcher/webhook-target.ts';
+import { warnWhenPrivateNetworksAllowed } from '../infrastructure/outbound-http/private-network-warning.ts';
+import { checkWebhookUrl, createHostResolver } from '../infrastructure/outbound-http/target-check.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
 
@@ -75,7 +74,6 @@ export const startEmbeddedWebhooks = async ({
   // The only dispatcher on this data: leases a killed process left behind are nobody's now.
   await queue.releaseLeases();
   const deliveryLog = createSqliteDeliveryLog(readStore);
-  const subscriptionCommands = createSubscriptionCommandHandler({ eventStore, newId: randomUUID });
   const bus = createInProcessEventBus();
 
   const dispatcher = await startWebhookDispatcher({
@@ -92,7 +90,7 @@ export const startEmbeddedWebhooks = async ({
     cipher,
     poster,
     retryPolicy: createRetryPolicy({ scheduleMs: settings.retryScheduleMs }),
-    subscriptionCommands,
+    eventStore,
     now: () => clock.now(),
     newId: randomUUID,
     logger,
@@ -116,7 +114,7 @@ export const startEmbeddedWebhooks = async ({
     },
     routers: (authenticator: Authenticator) => [
       webhookCommandRoutes({
-        handler: subscriptionCommands,
+        eventStore,
         authenticator,
         cipher,
         checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),

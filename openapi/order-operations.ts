@@ -1,11 +1,12 @@
 import { accessDescription } from '../identity/permissions.ts';
 import { z } from 'zod';
-import { idempotencyKeyFormat } from '../command-api/idempotent.ts';
-import { cancelBody, createOrderBody, noBody, paymentBody } from '../command-api/order-schemas.ts';
-import { orderStatuses } from '../domain/order/order.ts';
+import { idempotencyKeyFormat } from '../command-api/idempotency/idempotent.ts';
+import { cancelBody, noBody, paymentBody, shipBody } from '../command-api/orders/order-schemas.ts';
+import { createOrderBody } from '../command-api/orders/place-order.ts';
+import { orderStatuses } from '../domain/orders/order.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
-import { auditQuery } from '../query-api/audit-routes.ts';
-import { listingQuery, revisionQuery } from '../query-api/order-query-routes.ts';
+import { auditQuery } from '../query-api/audit/audit-routes.ts';
+import { listingQuery, revisionQuery } from '../query-api/orders/order-query-routes.ts';
 import {
   addressSchema,
   consistencyTokenHeader,
@@ -39,6 +40,18 @@ export const orderSchema = z
       z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
     ),
     cancellationReason: z.string().nullable(),
+    shipment: z
+      .strictObject({
+        carrier: z.string().nullable(),
+        trackingNumber: z.string().nullable(),
+        trackingUrl: z.string().nullable(),
+        shippedAt: timestamp,
+      })
+      .optional()
+      .meta({
+        description:
+          'Once the order is shipped: how the shipment can be followed (each detail null when not given; null for orders shipped before shipment details existed) and when it left.',
+      }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -96,7 +109,8 @@ const commandProblems = {
   'not-found': 'There is no such order, or it is another customer’s.',
   'invalid-state-transition':
     'The lifecycle forbids this move from the current status (currentStatus and attemptedAction say which).',
-  'precondition-failed': 'If-Match names a version the order no longer has. Nothing was appended.',
+  'precondition-failed':
+    'If-Match names a version the order no longer has, it changed after If-Unmodified-Since, or If-None-Match named it. Nothing was appended.',
 } as const;
 
 const staffOnly = { forbidden: 'The caller is not staff (or admin).' } as const;
@@ -110,7 +124,13 @@ const transition = (action: 'confirm' | 'ship' | 'deliver', from: string, to: st
   access: accessDescription(`${action}Order`),
   params: orderPath,
   headers: ifMatch,
-  body: { schema: noBody, required: false },
+  ...(action === 'ship'
+    ? {
+        description:
+          'Optionally with how the shipment can be followed: `carrier`, `trackingNumber`, `trackingUrl` (https), each at most 200 characters. The order then carries `shipment`.',
+        body: { schema: shipBody, required: false },
+      }
+    : { body: { schema: noBody, required: false } }),
   responses: { 200: orderAfterCommand(`The order, now ${to}.`) },
   problems: { ...staffOnly, ...commandProblems },
 });

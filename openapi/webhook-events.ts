@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { orderStatuses } from '../domain/order/order.ts';
+import { orderStatuses } from '../domain/orders/order.ts';
 import { moneySchema, timestamp } from './common-schemas.ts';
 import { orderSchema } from './order-operations.ts';
 

@@ -1,10 +1,13 @@
 import { accessDescription } from '../identity/permissions.ts';
 import { z } from 'zod';
-import { noBody } from '../command-api/order-schemas.ts';
-import { changeWebhookBody, registerWebhookBody } from '../command-api/webhook-schemas.ts';
-import { webhookEventKinds } from '../domain/webhook-subscription/webhook-subscription.ts';
+import { noBody } from '../command-api/orders/order-schemas.ts';
+import {
+  changeWebhookBody,
+  registerWebhookBody,
+} from '../command-api/webhook-subscriptions/subscription-schemas.ts';
+import { webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
-import { deliveriesQuery } from '../query-api/webhook-query-routes.ts';
+import { deliveriesQuery } from '../query-api/webhook-subscriptions/subscription-query-routes.ts';
 import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
 
 const subscriptionMembers = {

@@ -7,14 +7,14 @@ import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import type { ProjectionsConfig } from './config.ts';
-import { startEventRelay } from './event-relay.ts';
-import { createMongoCheckpointStore } from './mongo-checkpoint-store.ts';
-import { createMongoOrderReadModel } from './mongo-order-read-model.ts';
-import { createMongoWebhookSubscriptionReadModel } from './mongo-webhook-subscription-read-model.ts';
-import { projectionLagCheck } from './projection-lag.ts';
-import { registerProjectionMetrics } from './projection-metrics.ts';
+import { startEventRelay } from './relay/event-relay.ts';
+import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
+import { createMongoOrderReadModel } from './orders/mongo-order-read-model.ts';
+import { createMongoWebhookSubscriptionReadModel } from './webhook-subscriptions/mongo-subscription-read-model.ts';
+import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
+import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
 import { orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
-import { startProjectionRunner } from './projection-runner.ts';
+import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
 
 export type ProjectionsDeps = { config: ProjectionsConfig; logger: Logger };
 

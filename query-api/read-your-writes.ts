@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ApiError, validationFailed } from '../infrastructure/http/api-error.ts';
 import type { GlobalPosition } from '../infrastructure/event-store/event-store.ts';
-import type { ProjectionProgress } from '../projections/projection-progress.ts';
+import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
 
 export const consistencyTokenFormat = /^\d{1,40}$/;
 

@@ -18,18 +18,18 @@ import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registr
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
-import { createCheckpointProgress } from '../projections/checkpoint-progress.ts';
-import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
-import { createMongoOrderReadModel } from '../projections/mongo-order-read-model.ts';
-import { createMongoWebhookSubscriptionReadModel } from '../projections/mongo-webhook-subscription-read-model.ts';
-import { projectionLagCheck } from '../projections/projection-lag.ts';
-import { registerProjectionMetrics } from '../projections/projection-metrics.ts';
+import { createCheckpointProgress } from '../infrastructure/event-sourcing/checkpoint-progress.ts';
+import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
+import { createMongoOrderReadModel } from '../projections/orders/mongo-order-read-model.ts';
+import { createMongoWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
+import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
+import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
 import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
-import { createMongoDeliveryLog } from '../webhook-dispatcher/mongo-delivery-log.ts';
-import { auditRoutes } from './audit-routes.ts';
+import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
+import { auditRoutes } from './audit/audit-routes.ts';
 import type { QueryApiConfig } from './config.ts';
-import { orderQueryRoutes } from './order-query-routes.ts';
-import { webhookQueryRoutes } from './webhook-query-routes.ts';
+import { orderQueryRoutes } from './orders/order-query-routes.ts';
+import { webhookQueryRoutes } from './webhook-subscriptions/subscription-query-routes.ts';
 import { serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type QueryApiDeps = { config: QueryApiConfig; logger: Logger; clock: Clock };

@@ -1,10 +1,14 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { webhookEventKinds } from '../domain/webhook-subscription/webhook-subscription.ts';
+import { webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
 import type { ConsumedMessage } from '../infrastructure/bus/event-bus.ts';
-import type { DispatcherRequest, PublicOrderEvent, Topics } from '../projections/public-events.ts';
-import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
-import { deliveryIdFor, type DeliveryQueue, type NewDelivery } from './delivery-queue.ts';
+import type { DispatcherRequest, PublicOrderEvent, Topics } from '../projections/relay/public-events.ts';
+import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
+import {
+  deliveryIdFor,
+  type DeliveryQueue,
+  type NewDelivery,
+} from '../projections/webhook-deliveries/delivery-queue.ts';
 
 /** The webhook request body (decisions.md): `{type, timestamp, data}`. */
 export const webhookBody = (type: string, timestamp: string, data: unknown): string =>

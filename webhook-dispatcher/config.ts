@@ -9,7 +9,7 @@ import {
   processEnvironment,
   requireExactlyOne,
 } from '../infrastructure/config/service-environment.ts';
-import { webhookConfig, webhookEnvironment } from './webhook-config.ts';
+import { webhookConfig, webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
 
 /**
  * The webhook dispatcher of the distributed mode (`npm run start:webhook-dispatcher`). Run as many as the

@@ -1,15 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
-import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
-import type { LiveSubscriptionView } from '../projections/webhook-subscription-view.ts';
-import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
+import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
+import type { LiveSubscriptionView } from '../projections/webhook-subscriptions/subscription-view.ts';
+import type {
+  AttemptOutcome,
+  DeliveryAttempt,
+  DeliveryLog,
+} from '../projections/webhook-deliveries/delivery-log.ts';
 import type { DeliveryMetrics, DeliveryOutcome } from './delivery-metrics.ts';
-import type { Delivery, DeliveryQueue, Settlement } from './delivery-queue.ts';
-import type { WebhookPoster, WebhookResponse } from './post-webhook.ts';
+import type {
+  Delivery,
+  DeliveryQueue,
+  Settlement,
+} from '../projections/webhook-deliveries/delivery-queue.ts';
+import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
-import type { SecretCipher } from './secret-cipher.ts';
-import { signatureHeader } from './webhook-secrets.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
+import { signatureHeader } from '../infrastructure/outbound-http/standard-webhooks.ts';
 
 export type DeliveryWorkerDeps = {
   queue: DeliveryQueue;

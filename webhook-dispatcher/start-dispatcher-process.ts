@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { createSubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
 import { createKafkaEventBus } from '../infrastructure/bus/kafka-event-bus.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
@@ -10,20 +9,20 @@ import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registr
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
-import { createCheckpointProgress } from '../projections/checkpoint-progress.ts';
-import { createMongoCheckpointStore } from '../projections/mongo-checkpoint-store.ts';
-import { createMongoWebhookSubscriptionReadModel } from '../projections/mongo-webhook-subscription-read-model.ts';
+import { createCheckpointProgress } from '../infrastructure/event-sourcing/checkpoint-progress.ts';
+import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
+import { createMongoWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
 import type { DispatcherConfig } from './config.ts';
 import { createDeliveryMetrics } from './delivery-metrics.ts';
-import { createMongoDeliveryLog } from './mongo-delivery-log.ts';
-import { createMongoDeliveryQueue } from './mongo-delivery-queue.ts';
-import { createWebhookPoster } from './post-webhook.ts';
+import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
+import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
+import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { createRetryPolicy } from './retry-policy.ts';
-import { createSecretCipher, resolveSecretKey } from './secret-cipher.ts';
+import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
 import { startWebhookDispatcher } from './start-webhook-dispatcher.ts';
-import { warnWhenPrivateNetworksAllowed } from './private-network-warning.ts';
-import { createHostResolver } from './webhook-target.ts';
+import { warnWhenPrivateNetworksAllowed } from '../infrastructure/outbound-http/private-network-warning.ts';
+import { createHostResolver } from '../infrastructure/outbound-http/target-check.ts';
 
 export type DispatcherProcessDeps = { config: DispatcherConfig; logger: Logger; clock: Clock };
 
@@ -77,7 +76,7 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
     cipher: createSecretCipher(resolveSecretKey(settings, null)),
     poster,
     retryPolicy: createRetryPolicy({ scheduleMs: settings.retryScheduleMs }),
-    subscriptionCommands: createSubscriptionCommandHandler({ eventStore, newId: randomUUID }),
+    eventStore,
     now: () => clock.now(),
     newId: randomUUID,
     logger,

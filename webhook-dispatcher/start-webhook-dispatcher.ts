@@ -1,16 +1,20 @@
 import type { Logger } from 'pino';
-import type { SubscriptionCommandHandler } from '../command-api/webhook-subscription-handler.ts';
+import { subscriptionDecider } from '../domain/webhook-subscriptions/subscription-decider.ts';
+import { subscriptionStreamName } from '../domain/webhook-subscriptions/subscription.ts';
+import { createCommandHandler } from '../infrastructure/event-sourcing/command-handler.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import { subscriptionCodec } from '../projections/webhook-subscriptions/subscription-codec.ts';
 import type { DeadLetter, EventBus } from '../infrastructure/bus/event-bus.ts';
-import type { Topics } from '../projections/public-events.ts';
-import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscription-read-model.ts';
+import type { Topics } from '../projections/relay/public-events.ts';
+import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
 import { createEventAcceptor } from './accept-events.ts';
-import type { DeliveryLog } from './delivery-log.ts';
+import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
-import type { DeliveryQueue } from './delivery-queue.ts';
+import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
 import { startDeliveryWorker } from './delivery-worker.ts';
-import type { WebhookPoster } from './post-webhook.ts';
+import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import type { RetryPolicy } from './retry-policy.ts';
-import type { SecretCipher } from './secret-cipher.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 
 export const dispatcherGroup = 'webhook-dispatcher';
 
@@ -24,8 +28,8 @@ export type WebhookDispatcherDeps = {
   cipher: SecretCipher;
   poster: WebhookPoster;
   retryPolicy: RetryPolicy;
-  /** Disables a subscription whose receiver answered 410 Gone. */
-  subscriptionCommands: SubscriptionCommandHandler;
+  /** Where a subscription whose receiver answered 410 Gone is disabled: its stream in the log. */
+  eventStore: EventStore;
   now: () => Date;
   newId: () => string;
   logger: Logger;
@@ -45,6 +49,12 @@ export type WebhookDispatcherDeps = {
 export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
   const logger = deps.logger.child({ component: 'webhook-dispatcher' });
   const group = deps.group ?? dispatcherGroup;
+  const subscriptions = createCommandHandler({
+    eventStore: deps.eventStore,
+    codec: subscriptionCodec,
+    decider: subscriptionDecider,
+    newId: deps.newId,
+  });
   const worker = startDeliveryWorker({
     queue: deps.queue,
     log: deps.log,
@@ -60,9 +70,10 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     async disableSubscription(subscriptionId, reason) {
       const disabledAt = deps.now().toISOString();
       const correlationId = deps.newId();
-      await deps.subscriptionCommands.handle(
+      await subscriptions.handle(
+        subscriptionStreamName(subscriptionId),
         { type: 'DisableSubscription', data: { subscriptionId, reason, disabledAt } },
-        { actor: null, correlationId, causationId: null, occurredAt: disabledAt },
+        { metadata: { actor: null, correlationId, causationId: null, occurredAt: disabledAt } },
       );
       logger.warn({ subscriptionId }, 'webhook subscription disabled: the receiver answered 410 Gone');
     },

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import express from 'express';
 import jwt from 'jsonwebtoken';
-import { createOrderBody } from '../../command-api/order-schemas.ts';
+import { placeOrderRequest } from '../../command-api/orders/place-order.ts';
 
 const [tokenFile, dataDir] = process.argv.slice(2) as [string, string];
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -32,9 +32,32 @@ db.exec('PRAGMA synchronous = NORMAL');
 db.exec('CREATE TABLE orders (id TEXT PRIMARY KEY, customer_id TEXT NOT NULL, body TEXT NOT NULL)');
 const insert = db.prepare('INSERT INTO orders (id, customer_id, body) VALUES (?, ?, ?)');
 
+const fromMemory = {
+  catalog: {
+    getProduct: async (id: number) => ({
+      id,
+      name: `Product ${id}`,
+      priceMinor: 1999,
+      updatedAt: '2026-11-01T00:00:00.000Z',
+      categoryId: 'cups',
+      stock: null,
+    }),
+  },
+  users: {
+    findAddress: async (_userId: string, id: string) => ({
+      id,
+      street: '1 Rue de Rivoli',
+      city: 'Paris',
+      postalCode: '75001',
+      country: 'FR',
+      createdAt: '2026-11-01T00:00:00.000Z',
+    }),
+  },
+};
+
 const app = express();
 app.disable('x-powered-by');
-app.post('/orders', express.json(), (request, response) => {
+app.post('/orders', express.json(), async (request, response) => {
   const token = /^Bearer (.+)$/.exec(request.get('authorization') ?? '')?.[1];
   let customerId: string;
   try {
@@ -44,12 +67,13 @@ app.post('/orders', express.json(), (request, response) => {
     response.status(401).json({ status: 401 });
     return;
   }
-  const parsed = createOrderBody.safeParse(request.body);
+  // The project's order schema, its lookups answered from memory (any product, any address).
+  const parsed = await placeOrderRequest(fromMemory, customerId).safeParseAsync(request.body);
   if (!parsed.success) {
     response.status(400).json({ status: 400, errors: parsed.error.issues });
     return;
   }
-  const order = { id: randomUUID(), customerId, status: 'placed', ...parsed.data };
+  const order = { id: randomUUID(), customerId, status: 'placed', ...request.body };
   const body = JSON.stringify(order);
   insert.run(order.id, customerId, body);
   response.status(201).location(`/orders/${order.id}`).type('application/json').send(body);

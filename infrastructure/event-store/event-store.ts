@@ -17,6 +17,8 @@ export type EventMetadata = {
   causationId: string | null;
   /** ISO 8601 UTC timestamp of when the fact happened, from the injected clock. */
   occurredAt: string;
+  /** The version of the event's data (its type's schema); absent on events stored before versions: 1. */
+  schemaVersion?: number;
 };
 
 export type EventToAppend = {

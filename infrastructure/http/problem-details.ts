@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { InvariantViolationError } from '../../domain/errors.ts';
+import { InvariantViolationError } from '../../domain/shared/errors.ts';
+import { ConcurrencyExhaustedError } from '../event-sourcing/command-handler.ts';
 import { storageFailureOf } from '../storage/storage-failure.ts';
 import { ApiError, UnauthorizedError, type FieldError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
@@ -121,6 +122,11 @@ const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError |
       'The service cannot write to its storage now, so the request was not completed. Retry later.',
       { headers: { 'Retry-After': String(storageRetryAfterSeconds) } },
     );
+  }
+  if (error instanceof ConcurrencyExhaustedError) {
+    return new ApiError('conflict', 'It is being changed by others right now. Retry.', {
+      headers: { 'Retry-After': '1' },
+    });
   }
   if (error instanceof InvariantViolationError) {
     return new ApiError('validation-failed', error.message, { extensions: { errors: error.violations } });

@@ -21,6 +21,17 @@ export const fieldErrors = (error: z.ZodError, root = 'body'): FieldError[] =>
       : [{ field: fieldPath(issue.path, root), message: issue.message }],
   );
 
+/** parseInput for a schema that looks things up as it parses (async refinements and transforms). */
+export const parseInputAsync = async <Schema extends z.ZodType>(
+  schema: Schema,
+  input: unknown,
+  root = 'body',
+): Promise<z.infer<Schema>> => {
+  const result = await schema.safeParseAsync(input);
+  if (result.success) return result.data;
+  throw validationFailed(fieldErrors(result.error, root));
+};
+
 /** Parses untrusted input, or throws a 400 validation-failed listing every problem at once. */
 export const parseInput = <Schema extends z.ZodType>(
   schema: Schema,

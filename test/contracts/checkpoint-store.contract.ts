@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { CheckpointStore } from '../../projections/checkpoints.ts';
+import type { CheckpointStore } from '../../infrastructure/event-sourcing/checkpoints.ts';
 
 export const checkpointStoreContract = (adapterName: string, createStore: () => Promise<CheckpointStore>) => {
   describe(`CheckpointStore contract: ${adapterName}`, () => {

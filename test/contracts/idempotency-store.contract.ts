@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ClaimTimes, IdempotencyStore, StoredResponse } from '../../command-api/idempotency.ts';
+import type {
+  ClaimTimes,
+  IdempotencyStore,
+  StoredResponse,
+} from '../../command-api/idempotency/idempotency-store.ts';
 
 const hour = 3_600_000;
 const start = new Date('2026-11-21T10:00:00.000Z');

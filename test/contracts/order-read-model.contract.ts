@@ -1,6 +1,7 @@
+import { noShipmentDetails } from '../support/order-fixtures.ts';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { OrderReadModel } from '../../projections/order-read-model.ts';
+import type { OrderReadModel } from '../../projections/orders/order-read-model.ts';
 import { placeCommand, recordedHistory } from '../support/order-history.ts';
 
 /** What every adapter of the OrderReadModel port promises. Fresh customers per test: shared servers are fine. */
@@ -36,7 +37,10 @@ export const orderReadModelContract = (
       const { orderId, events } = recordedHistory((id) => [
         placeCommand(id),
         { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
-        { type: 'ShipOrder', data: { orderId: id, shippedAt: '2026-11-21T10:06:00.000Z' } },
+        {
+          type: 'ShipOrder',
+          data: { orderId: id, shippedAt: '2026-11-21T10:06:00.000Z', shipment: noShipmentDetails },
+        },
       ]);
       await model.applyEvents(events);
       const once = await model.getOrder(orderId);
@@ -51,7 +55,10 @@ export const orderReadModelContract = (
       const { orderId, events } = recordedHistory((id) => [
         placeCommand(id),
         { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
-        { type: 'ShipOrder', data: { orderId: id, shippedAt: '2026-11-21T10:06:00.000Z' } },
+        {
+          type: 'ShipOrder',
+          data: { orderId: id, shippedAt: '2026-11-21T10:06:00.000Z', shipment: noShipmentDetails },
+        },
         { type: 'DeliverOrder', data: { orderId: id, deliveredAt: '2026-11-21T10:07:00.000Z' } },
       ]);
       await model.applyEvents(events.slice(0, 3));

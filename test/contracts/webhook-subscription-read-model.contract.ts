@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscription-read-model.ts';
+import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
 import { recordedSubscriptionHistory, registerCommand } from '../support/subscription-history.ts';
 
 const at = (minute: number) => `2026-11-21T10:${String(minute).padStart(2, '0')}:00.000Z`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvariantViolationError } from '../../domain/errors.ts';
+import { InvariantViolationError } from '../../domain/shared/errors.ts';
 import {
   addMoney,
   isCurrencyCode,
@@ -7,7 +7,7 @@ import {
   moneyFromDecimal,
   moneyToDecimal,
   multiplyMoney,
-} from '../../domain/money.ts';
+} from '../../domain/shared/money.ts';
 
 describe('money', () => {
   it('knows the minor unit of each currency', () => {

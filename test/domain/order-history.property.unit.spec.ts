@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { replay } from '../../domain/decider.ts';
-import { DomainError } from '../../domain/errors.ts';
-import { orderDecider } from '../../domain/order/order-decider.ts';
-import type { Order, OrderCommand, OrderEvent, OrderStatus } from '../../domain/order/order.ts';
-import { at, line, orderId, placeOrder } from '../support/order-fixtures.ts';
+import { replay } from '../../domain/shared/decider.ts';
+import { DomainError } from '../../domain/shared/errors.ts';
+import { orderDecider } from '../../domain/orders/order-decider.ts';
+import type { OrderState } from '../../domain/orders/order-decider.ts';
+import type { OrderEvent } from '../../domain/orders/order-events.ts';
+import type { OrderCommand, OrderStatus } from '../../domain/orders/order.ts';
+import { at, line, noShipmentDetails, orderId, placeOrder } from '../support/order-fixtures.ts';
 
 /**
  * The lifecycle of service spec section 3, written out independently of the decider:
@@ -42,7 +44,10 @@ const command: fc.Arbitrary<OrderCommand> = fc.oneof(
     )
     .map((lines) => placeOrder(lines.map((l) => line(l.productId, l.quantity, l.price)))),
   timestamp.map((confirmedAt): OrderCommand => ({ type: 'ConfirmOrder', data: { orderId, confirmedAt } })),
-  timestamp.map((shippedAt): OrderCommand => ({ type: 'ShipOrder', data: { orderId, shippedAt } })),
+  timestamp.map((shippedAt): OrderCommand => ({
+    type: 'ShipOrder',
+    data: { orderId, shippedAt, shipment: noShipmentDetails },
+  })),
   timestamp.map((deliveredAt): OrderCommand => ({ type: 'DeliverOrder', data: { orderId, deliveredAt } })),
   fc.tuple(timestamp, fc.option(fc.string({ maxLength: 20 }))).map(([cancelledAt, reason]): OrderCommand => ({
     type: 'CancelOrder',
@@ -62,7 +67,7 @@ const command: fc.Arbitrary<OrderCommand> = fc.oneof(
 );
 
 /** Runs commands the way a command handler does: decide on the current state, keep the events, skip refusals. */
-const run = (commands: OrderCommand[]): { history: OrderEvent[]; state: Order } => {
+const run = (commands: OrderCommand[]): { history: OrderEvent[]; state: OrderState } => {
   let state = orderDecider.initialState();
   const history: OrderEvent[] = [];
   for (const cmd of commands) {

@@ -1,9 +1,10 @@
 import { describe, it } from 'vitest';
-import { orderDecider } from '../../domain/order/order-decider.ts';
-import { InvalidStateTransitionError, OrderNotFoundError } from '../../domain/order/order-errors.ts';
-import type { OrderAction, OrderCommand, OrderEvent, OrderStatus } from '../../domain/order/order.ts';
+import { orderDecider } from '../../domain/orders/order-decider.ts';
+import { InvalidStateTransitionError, OrderNotFoundError } from '../../domain/orders/order-errors.ts';
+import type { OrderEvent } from '../../domain/orders/order-events.ts';
+import type { OrderAction, OrderCommand, OrderStatus } from '../../domain/orders/order.ts';
 import { deciderSpecification } from '../support/decider-specification.ts';
-import { at, historyIn, orderId } from '../support/order-fixtures.ts';
+import { at, historyIn, noShipmentDetails, orderId } from '../support/order-fixtures.ts';
 
 const spec = deciderSpecification(orderDecider);
 
@@ -12,7 +13,7 @@ const commandFor = (action: Exclude<OrderAction, 'record-payment'>): OrderComman
     case 'confirm':
       return { type: 'ConfirmOrder', data: { orderId, confirmedAt: at(10) } };
     case 'ship':
-      return { type: 'ShipOrder', data: { orderId, shippedAt: at(10) } };
+      return { type: 'ShipOrder', data: { orderId, shippedAt: at(10), shipment: noShipmentDetails } };
     case 'deliver':
       return { type: 'DeliverOrder', data: { orderId, deliveredAt: at(10) } };
     case 'cancel':
@@ -25,7 +26,7 @@ const eventFor = (action: Exclude<OrderAction, 'record-payment'>): OrderEvent =>
     case 'confirm':
       return { type: 'OrderConfirmed', data: { orderId, confirmedAt: at(10) } };
     case 'ship':
-      return { type: 'OrderShipped', data: { orderId, shippedAt: at(10) } };
+      return { type: 'OrderShipped', data: { orderId, shippedAt: at(10), ...noShipmentDetails } };
     case 'deliver':
       return { type: 'OrderDelivered', data: { orderId, deliveredAt: at(10) } };
     case 'cancel':
@@ -33,7 +34,7 @@ const eventFor = (action: Exclude<OrderAction, 'record-payment'>): OrderEvent =>
   }
 };
 
-// Service spec, section 3, row by row.
+// The lifecycle, row by row.
 const specTable: { from: OrderStatus; action: Exclude<OrderAction, 'record-payment'>; allowed: boolean }[] = [
   { from: 'pending', action: 'confirm', allowed: true },
   { from: 'confirmed', action: 'ship', allowed: true },

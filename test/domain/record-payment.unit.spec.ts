@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InvariantViolationError } from '../../domain/errors.ts';
-import { amountPaid, orderDecider } from '../../domain/order/order-decider.ts';
-import { InvalidStateTransitionError } from '../../domain/order/order-errors.ts';
-import type { OrderCommand, OrderEvent, OrderStatus } from '../../domain/order/order.ts';
-import { replay } from '../../domain/decider.ts';
+import { InvariantViolationError } from '../../domain/shared/errors.ts';
+import { orderDecider } from '../../domain/orders/order-decider.ts';
+import { InvalidStateTransitionError } from '../../domain/orders/order-errors.ts';
+import type { OrderEvent } from '../../domain/orders/order-events.ts';
+import type { OrderCommand, OrderStatus } from '../../domain/orders/order.ts';
+import { replay } from '../../domain/shared/decider.ts';
 import { deciderSpecification } from '../support/decider-specification.ts';
 import { at, historyIn, orderId } from '../support/order-fixtures.ts';
 
@@ -91,6 +92,6 @@ describe('recording a payment', () => {
     ]);
     expect(state.status).toBe('confirmed');
     if (state.status === 'none') throw new Error('order should exist');
-    expect(amountPaid(state)).toEqual({ amountMinor: 1498, currency: 'EUR' });
+    expect(state).toMatchObject({ paidMinor: 1498, currency: 'EUR' });
   });
 });

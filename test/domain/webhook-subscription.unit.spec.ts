@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { replay } from '../../domain/decider.ts';
-import { InvariantViolationError } from '../../domain/errors.ts';
-import { subscriptionDecider } from '../../domain/webhook-subscription/webhook-subscription-decider.ts';
+import { InvariantViolationError } from '../../domain/shared/errors.ts';
+import { subscriptionDecider } from '../../domain/webhook-subscriptions/subscription-decider.ts';
 import {
   SubscriptionAlreadyExistsError,
   SubscriptionNotFoundError,
-} from '../../domain/webhook-subscription/webhook-subscription-errors.ts';
-import type {
-  RegisterSubscription,
-  SubscriptionEvent,
-} from '../../domain/webhook-subscription/webhook-subscription.ts';
+} from '../../domain/webhook-subscriptions/subscription-errors.ts';
+import type { SubscriptionEvent } from '../../domain/webhook-subscriptions/subscription-events.ts';
+import type { RegisterSubscription } from '../../domain/webhook-subscriptions/subscription.ts';
+import { subscriptionOf } from '../../projections/webhook-subscriptions/subscription-view.ts';
 import { deciderSpecification } from '../support/decider-specification.ts';
 
 const spec = deciderSpecification(subscriptionDecider);
@@ -100,7 +98,8 @@ describe('webhook subscription', () => {
         data: { subscriptionId, secret: 'sealed-2', previousSecretExpiresAt: at(31), rotatedAt: at(1) },
       })
       .then([rotate('sealed-2', 1)]);
-    const state = replay(subscriptionDecider, [registered, rotate('sealed-2', 1), rotate('sealed-3', 2)]);
+    // What the subscription keeps of it is its read model's: the view's own fold.
+    const state = subscriptionOf([registered, rotate('sealed-2', 1), rotate('sealed-3', 2)]);
     expect(state).toMatchObject({
       secrets: [
         { sealed: 'sealed-3', expiresAt: null },
@@ -112,7 +111,7 @@ describe('webhook subscription', () => {
   it('is disabled by a 410 once; an admin reactivating it clears the reason', () => {
     spec.given([registered]).when({ type: 'DisableSubscription', data: disabling }).then([disabled]);
     spec.given([registered, disabled]).when({ type: 'DisableSubscription', data: disabling }).then([]);
-    const reactivated = replay(subscriptionDecider, [
+    const reactivated = subscriptionOf([
       registered,
       disabled,
       {
@@ -145,8 +144,8 @@ describe('webhook subscription', () => {
   });
 
   it('records test and redelivery requests without changing the subscription', () => {
-    const before = replay(subscriptionDecider, [registered]);
-    const after = replay(subscriptionDecider, [
+    const before = subscriptionOf([registered]);
+    const after = subscriptionOf([
       registered,
       { type: 'WebhookTestRequested', data: { subscriptionId, requestedAt: at(1) } },
       { type: 'WebhookRedeliveryRequested', data: { subscriptionId, deliveryId: 'd', requestedAt: at(2) } },

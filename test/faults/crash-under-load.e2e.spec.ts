@@ -272,7 +272,10 @@ describe('the embedded default killed with SIGKILL under load', () => {
         `way), ${unanswered.length} got no answer ` +
         `(${count(unanswered, true)} placements, ${count(unanswered, false)} moves), ${refused.length} were refused (503 overloaded)`,
     );
-    expect(exit.signal).toBe('SIGKILL');
+    expect(
+      exit.signal,
+      `the service ended on its own (${JSON.stringify(exit)}):\n${service.output.join('\n')}`,
+    ).toBe('SIGKILL');
     // The only refusal allowed is load shedding's: 503 overloaded, before any work (checked below: nothing stored).
     const unexpected = refused.filter(
       (entry) => !(entry.status === 503 && entry.problem?.endsWith('/overloaded')),

@@ -49,8 +49,12 @@ describe('the embedded default under overload (its own process, default limits)'
   it(`survives ${connections} connections for ${durationSeconds} s with bounded latency and memory, refusing only with 503 overloaded`, async () => {
     // LOG_LEVEL info: one log line per request admitted, as in production. The 500 connections stand for
     // 500 clients, which in production come from as many addresses; here all come from 127.0.0.1, so the
-    // bound per client address (64, tested in stalled-uploads.e2e.spec.ts) is lifted.
-    service = await startMeasuredService({ LOG_LEVEL: 'info', HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0' });
+    // bounds per client address (64 requests, 256 connections: stalled-uploads.e2e.spec.ts) are lifted.
+    service = await startMeasuredService({
+      LOG_LEVEL: 'info',
+      HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '0',
+      HTTP_MAX_CONNECTIONS_PER_CLIENT: '0',
+    });
     cleanups.push(() => service.stop());
     const customer = await orderActor(service, ['customer']);
     const addressId = await customer.addAddress();

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { createSqliteIdempotencyStore } from '../../command-api/sqlite-idempotency-store.ts';
+import { createSqliteIdempotencyStore } from '../../command-api/idempotency/sqlite-idempotency-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
-import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
+import { createSqliteCheckpointStore } from '../../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import {
   createSqliteOrderReadModel,
   sqliteScratchOrderReadModel,
-} from '../../projections/sqlite-order-read-model.ts';
+} from '../../projections/orders/sqlite-order-read-model.ts';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.contract.ts';
 import { checkpointStoreContract } from '../contracts/checkpoint-store.contract.ts';
 import { orderReadModelContract } from '../contracts/order-read-model.contract.ts';

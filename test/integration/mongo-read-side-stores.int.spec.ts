@@ -1,6 +1,6 @@
-import { createMongoIdempotencyStore } from '../../command-api/mongo-idempotency-store.ts';
-import { createMongoCheckpointStore } from '../../projections/mongo-checkpoint-store.ts';
-import { createMongoOrderReadModel } from '../../projections/mongo-order-read-model.ts';
+import { createMongoIdempotencyStore } from '../../command-api/idempotency/mongo-idempotency-store.ts';
+import { createMongoCheckpointStore } from '../../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
+import { createMongoOrderReadModel } from '../../projections/orders/mongo-order-read-model.ts';
 import { checkpointStoreContract } from '../contracts/checkpoint-store.contract.ts';
 import { idempotencyStoreContract } from '../contracts/idempotency-store.contract.ts';
 import { orderReadModelContract } from '../contracts/order-read-model.contract.ts';

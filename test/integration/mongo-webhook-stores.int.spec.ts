@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createMongoWebhookSubscriptionReadModel } from '../../projections/mongo-webhook-subscription-read-model.ts';
-import { createMongoDeliveryLog } from '../../webhook-dispatcher/mongo-delivery-log.ts';
-import { deliveryIdFor, type NewDelivery } from '../../webhook-dispatcher/delivery-queue.ts';
-import { createMongoDeliveryQueue } from '../../webhook-dispatcher/mongo-delivery-queue.ts';
+import { createMongoWebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
+import { createMongoDeliveryLog } from '../../projections/webhook-deliveries/mongo-delivery-log.ts';
+import { deliveryIdFor, type NewDelivery } from '../../projections/webhook-deliveries/delivery-queue.ts';
+import { createMongoDeliveryQueue } from '../../projections/webhook-deliveries/mongo-delivery-queue.ts';
 import { deliveryLogContract } from '../contracts/delivery-log.contract.ts';
 import { deliveryQueueContract } from '../contracts/delivery-queue.contract.ts';
 import { webhookSubscriptionReadModelContract } from '../contracts/webhook-subscription-read-model.contract.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../../infrastructure/event-store/sqlite-event-store.ts';
-import { eventsBehind, projectionLagCheck } from '../../projections/projection-lag.ts';
+import { eventsBehind, projectionLagCheck } from '../../infrastructure/event-sourcing/projection-lag.ts';
 
 describe('how far a projection trails the log', () => {
   let eventStore: EventStore;

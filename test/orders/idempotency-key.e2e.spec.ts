@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestFingerprint } from '../../command-api/idempotent.ts';
+import { requestFingerprint } from '../../command-api/idempotency/idempotent.ts';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';

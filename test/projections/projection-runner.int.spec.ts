@@ -7,11 +7,11 @@ import type { EventStore, RecordedEvent } from '../../infrastructure/event-store
 import { NO_STREAM } from '../../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
-import type { CheckpointStore } from '../../projections/checkpoints.ts';
-import type { OrderReadModel } from '../../projections/order-read-model.ts';
-import { startProjectionRunner } from '../../projections/projection-runner.ts';
-import { createSqliteCheckpointStore } from '../../projections/sqlite-checkpoint-store.ts';
-import { createSqliteOrderReadModel } from '../../projections/sqlite-order-read-model.ts';
+import type { CheckpointStore } from '../../infrastructure/event-sourcing/checkpoints.ts';
+import type { OrderReadModel } from '../../projections/orders/order-read-model.ts';
+import { startProjectionRunner } from '../../infrastructure/event-sourcing/projection-runner.ts';
+import { createSqliteCheckpointStore } from '../../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
+import { createSqliteOrderReadModel } from '../../projections/orders/sqlite-order-read-model.ts';
 import { placeCommand, recordedHistory } from '../support/order-history.ts';
 
 const logger = pino({ level: 'silent' });

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Decider } from '../../domain/decider.ts';
+import type { Decider } from '../../domain/shared/decider.ts';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 

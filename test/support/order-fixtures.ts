@@ -1,10 +1,8 @@
-import type {
-  OrderCommand,
-  OrderEvent,
-  OrderLine,
-  OrderPlaced,
-  OrderStatus,
-} from '../../domain/order/order.ts';
+import type { OrderEvent, OrderPlaced } from '../../domain/orders/order-events.ts';
+import type { OrderCommand, OrderLine, OrderStatus, ShipmentDetails } from '../../domain/orders/order.ts';
+
+/** A shipment of which nothing is known: no carrier, no tracking number, no tracking URL. */
+export const noShipmentDetails: ShipmentDetails = { carrier: null, trackingNumber: null, trackingUrl: null };
 
 export const orderId = '6f1c1c4e-8a0f-4d55-9b6a-0c9b8f1e2d3a';
 export const customerId = 'customer-1';
@@ -48,7 +46,10 @@ export const orderConfirmed = (): OrderEvent => ({
   type: 'OrderConfirmed',
   data: { orderId, confirmedAt: at(1) },
 });
-export const orderShipped = (): OrderEvent => ({ type: 'OrderShipped', data: { orderId, shippedAt: at(2) } });
+export const orderShipped = (): OrderEvent => ({
+  type: 'OrderShipped',
+  data: { orderId, shippedAt: at(2), ...noShipmentDetails },
+});
 export const orderDelivered = (): OrderEvent => ({
   type: 'OrderDelivered',
   data: { orderId, deliveredAt: at(3) },

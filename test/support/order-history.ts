@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { orderDecider } from '../../domain/order/order-decider.ts';
-import { orderStreamName, type OrderCommand, type OrderEvent } from '../../domain/order/order.ts';
+import { orderDecider } from '../../domain/orders/order-decider.ts';
+import type { OrderEvent } from '../../domain/orders/order-events.ts';
+import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';
+import { orderCodec } from '../../projections/orders/order-codec.ts';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 
 let nextPosition = 1n;
@@ -24,20 +26,25 @@ export const recordedHistory = (
   return { orderId, events };
 };
 
-const record = (orderId: string, event: OrderEvent, revision: number): RecordedEvent => ({
-  id: randomUUID(),
-  type: event.type,
-  data: event.data as unknown as Record<string, unknown>,
-  metadata: {
-    actor: null,
-    correlationId: randomUUID(),
-    causationId: null,
-    occurredAt: '2026-11-21T10:00:00.000Z',
-  },
-  streamId: orderStreamName(orderId),
-  revision,
-  position: nextPosition++,
-});
+/** An event as the event store records it: encoded by the codec (the current version of its type). */
+const record = (orderId: string, event: OrderEvent, revision: number): RecordedEvent => {
+  const { type, data, schemaVersion } = orderCodec.encode(event);
+  return {
+    id: randomUUID(),
+    type,
+    data,
+    metadata: {
+      actor: null,
+      correlationId: randomUUID(),
+      causationId: null,
+      occurredAt: '2026-11-21T10:00:00.000Z',
+      schemaVersion,
+    },
+    streamId: orderStreamName(orderId),
+    revision,
+    position: nextPosition++,
+  };
+};
 
 export const placeCommand = (
   orderId: string,

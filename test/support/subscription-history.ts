@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { subscriptionDecider } from '../../domain/webhook-subscription/webhook-subscription-decider.ts';
+import { subscriptionDecider } from '../../domain/webhook-subscriptions/subscription-decider.ts';
 import {
   subscriptionStreamName,
   type SubscriptionCommand,
-} from '../../domain/webhook-subscription/webhook-subscription.ts';
+} from '../../domain/webhook-subscriptions/subscription.ts';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 
 let nextPosition = 5_000_000n;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forbiddenAddressReason } from '../../webhook-dispatcher/network-policy.ts';
+import { forbiddenAddressReason } from '../../infrastructure/outbound-http/network-policy.ts';
 
 describe('forbiddenAddressReason', () => {
   describe('IPv4', () => {

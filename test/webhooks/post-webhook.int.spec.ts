@@ -3,13 +3,16 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { NetworkPolicy } from '../../webhook-dispatcher/network-policy.ts';
-import { createWebhookPoster, type WebhookPoster } from '../../webhook-dispatcher/post-webhook.ts';
+import type { NetworkPolicy } from '../../infrastructure/outbound-http/network-policy.ts';
+import {
+  createWebhookPoster,
+  type WebhookPoster,
+} from '../../infrastructure/outbound-http/webhook-poster.ts';
 import {
   checkWebhookUrl,
   createHostResolver,
   type ResolveHost,
-} from '../../webhook-dispatcher/webhook-target.ts';
+} from '../../infrastructure/outbound-http/target-check.ts';
 import { startDnsServer, type DnsAnswer, type DnsServer } from '../support/dns-server.ts';
 
 type Received = { method: string; path: string; headers: http.IncomingHttpHeaders; body: string };

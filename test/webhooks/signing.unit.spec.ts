@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { createSecretCipher } from '../../webhook-dispatcher/secret-cipher.ts';
-import { generateWebhookSecret, signatureHeader } from '../../webhook-dispatcher/webhook-secrets.ts';
+import { createSecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
+import {
+  generateWebhookSecret,
+  signatureHeader,
+} from '../../infrastructure/outbound-http/standard-webhooks.ts';
 
 const message = () => ({
   id: randomUUID(),

@@ -4,7 +4,7 @@ import {
   createHostResolver,
   WebhookTargetRefusedError,
   type ResolveHost,
-} from '../../webhook-dispatcher/webhook-target.ts';
+} from '../../infrastructure/outbound-http/target-check.ts';
 import { startDnsServer, type DnsServer } from '../support/dns-server.ts';
 
 const strict = { allowPrivateNetworks: false };

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { principalOf } from '../../identity/authenticate.ts';
+import { canonicalJson } from '../../infrastructure/canonical-json.ts';
+import type { Clock } from '../../infrastructure/clock.ts';
+import { ApiError, validationFailed } from '../../infrastructure/http/api-error.ts';
+import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idempotency-store.ts';
+
+export const idempotencyKeyFormat = /^[\x21-\x7e]{1,255}$/;
+/** The headers a replay repeats: what the client needs to carry on as if it had the first answer. */
+const replayedHeaders = [
+  'content-type',
+  'location',
+  'etag',
+  'last-modified',
+  'consistency-token',
+  'retry-after',
+];
+
+/** What makes two requests with one key the same request: method, path and body (keys in any order). */
+export const requestFingerprint = (method: string, path: string, body: unknown): string =>
+  createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
+    .digest('base64url');
+
+const replay = (response: Response, stored: StoredResponse) => {
+  response.status(stored.status).set(stored.headers).set('Idempotent-Replayed', 'true').end(stored.body);
+};
+
+/** Keeps what the handler answers (status, the headers that matter, body) until the store has it. */
+const captureAnswer = (response: Response, settle: (answer: StoredResponse) => Promise<void>) => {
+  const end = response.end.bind(response) as (...args: unknown[]) => Response;
+  response.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    const body =
+      chunk === undefined || typeof chunk === 'function'
+        ? ''
+        : Buffer.isBuffer(chunk)
+          ? chunk.toString('utf8')
+          : String(chunk);
+    // Kept with the names as the handler wrote them, so that a replay sends them the same way.
+    const headers: Record<string, string> = {};
+    // Node has it on every outgoing message; its types declare it on ClientRequest only.
+    const rawNames = (response as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames();
+    for (const name of rawNames) {
+      if (replayedHeaders.includes(name.toLowerCase())) headers[name] = String(response.getHeader(name));
+    }
+    void settle({ status: response.statusCode, headers, body }).finally(() => end(chunk, ...rest));
+    return response;
+  }) as Response['end'];
+};
+
+/**
+ * The Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header): the first request with a key
+ * runs and its answer is kept for 24 h; the same key with the same request replays that answer, with a
+ * different request answers 422, and while the first still runs answers 409. Answers of 5xx are not kept:
+ * the key is released, so the client's retry runs again. Goes after authenticate: keys are per user.
+ */
+export const idempotent =
+  ({
+    store,
+    clock,
+    logger,
+    ttlMs = 24 * 3_600_000,
+    leaseMs = 60_000,
+  }: {
+    store: IdempotencyStore;
+    clock: Clock;
+    logger: Logger;
+    ttlMs?: number;
+    leaseMs?: number;
+  }): RequestHandler =>
+  async (request, response, next) => {
+    const key = request.get('Idempotency-Key');
+    if (key === undefined) return next();
+    if (!idempotencyKeyFormat.test(key)) {
+      throw validationFailed([
+        { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+      ]);
+    }
+    const scope: IdempotencyScope = { userId: principalOf(response).userId, key };
+    const fingerprint = requestFingerprint(request.method, request.path, request.body);
+    const now = clock.now();
+    const claim = await store.claim(scope, fingerprint, {
+      now,
+      expiresAt: new Date(now.getTime() + ttlMs),
+      leaseUntil: new Date(now.getTime() + leaseMs),
+    });
+    if (claim.outcome !== 'claimed' && claim.fingerprint !== fingerprint) {
+      throw new ApiError(
+        'idempotency-key-mismatch',
+        'This Idempotency-Key was used for a different request. Use a new key for a new request.',
+      );
+    }
+    if (claim.outcome === 'in-progress') {
+      throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed.', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    if (claim.outcome === 'completed') return replay(response, claim.response);
+
+    captureAnswer(response, async (answer) => {
+      try {
+        if (answer.status >= 500) await store.release(scope, fingerprint);
+        else await store.complete(scope, fingerprint, answer);
+      } catch (error) {
+        // The answer still goes out; the claim lapses with its lease, after which a retry runs again.
+        logger.error({ err: error }, 'could not store the answer of an idempotent request');
+      }
+    });
+    next();
+  };

@@ -1,0 +1,240 @@
+import type { Request, Response, Router } from 'express';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { CatalogStore } from '../../catalog/catalog.ts';
+import { orderDecider, type OrderState } from '../../domain/orders/order-decider.ts';
+import type { OrderEvent } from '../../domain/orders/order-events.ts';
+import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';
+import { moneyFromDecimal } from '../../domain/shared/money.ts';
+import { authenticate, authorize, mayActOn, principalOf } from '../../identity/authenticate.ts';
+import type { Authenticator } from '../../identity/authenticator.ts';
+import { scopeOf } from '../../identity/permissions.ts';
+import type { UserStore } from '../../identity/users.ts';
+import type { Clock } from '../../infrastructure/clock.ts';
+import { createCommandHandler, type Handled } from '../../infrastructure/event-sourcing/command-handler.ts';
+import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
+import { acceptBody } from '../../infrastructure/http/accept-body.ts';
+import { forbidden, notFound } from '../../infrastructure/http/api-error.ts';
+import { uuidParam } from '../../infrastructure/http/path-params.ts';
+import {
+  jsonRepresentation,
+  noneMatchHolds,
+  preconditionFailed,
+  preconditionsHold,
+} from '../../infrastructure/http/representation.ts';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import { parseInput, parseInputAsync } from '../../infrastructure/http/validation.ts';
+import { orderCodec } from '../../projections/orders/order-codec.ts';
+import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
+import { orderResource } from '../../projections/orders/order-resource.ts';
+import { eventMetadataOf } from '../event-metadata.ts';
+import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
+import { idempotent } from '../idempotency/idempotent.ts';
+import { cancelBody, noBody, paymentBody, shipBody } from './order-schemas.ts';
+import { placeOrderCommand, placeOrderRequest } from './place-order.ts';
+
+export type OrderCommandDeps = {
+  eventStore: EventStore;
+  authenticator: Authenticator;
+  catalog: CatalogStore;
+  users: UserStore;
+  idempotency: IdempotencyStore;
+  /** The catalogue currency: what order prices are in. */
+  currency: string;
+  clock: Clock;
+  /**
+   * Ids of new orders, payments and events. The services pass UUIDv7s: ordered by time, each new order's
+   * entries go at the end of the id indexes (the log's streams, the read models) instead of on a random page.
+   */
+  newId: () => string;
+  logger: Logger;
+};
+
+const noSuchOrder = 'There is no order with this id.';
+const orderIdParam = (request: Request): string => uuidParam(request, 'orderId', noSuchOrder);
+
+const bodyOf = <Schema extends z.ZodType>(schema: Schema, request: Request): z.infer<Schema> =>
+  parseInput(schema, request.body ?? {});
+
+/** The order as sent: the same bytes, and so the same strong ETag, as the query side's. */
+const representationOf = (details: OrderDetails) =>
+  jsonRepresentation(orderResource(details), { lastModified: details.updatedAt });
+
+/** 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event. */
+const sendOrder = (response: Response, handled: Handled<OrderEvent, OrderState>, status: 200 | 201) => {
+  const details = detailsOf(handled.history);
+  if (!details || handled.position === null) throw new Error('an order command appended no order');
+  const representation = representationOf(details);
+  if (status === 201) response.location(`/orders/${details.id}`);
+  response
+    .status(status)
+    .set({
+      ETag: representation.etag,
+      'Last-Modified': representation.lastModified,
+      'Consistency-Token': handled.position.toString(),
+      'Content-Type': representation.contentType,
+    })
+    .end(representation.body);
+};
+
+/**
+ * The command side of orders: POST /orders and every transition. Each request becomes one domain command,
+ * decided on the order's stream by the command handler of the kernel.
+ */
+export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
+  const { clock, newId } = deps;
+  const orders = createCommandHandler({
+    eventStore: deps.eventStore,
+    codec: orderCodec,
+    decider: orderDecider,
+    newId,
+  });
+  const router = createRouter();
+  const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger });
+  const auth = authenticate(deps.authenticator);
+
+  /**
+   * An order beyond the caller's reach for this operation is not found (another customer's, for a
+   * customer), or forbidden (for a caller who may read it, such as a customer who is also an auditor); then
+   * the request's preconditions (RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since, then
+   * If-None-Match), checked before anything is decided.
+   */
+  const preconditionOf = (request: Request, response: Response) => (history: readonly OrderEvent[]) => {
+    const details = detailsOf(history);
+    if (details === null) throw notFound(noSuchOrder);
+    if (!mayActOn(response, details.customerId)) {
+      // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
+      if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
+      throw forbidden('You may read this order, but not do this to it: it is not yours.');
+    }
+    const current = representationOf(details);
+    if (!preconditionsHold(request, current)) {
+      throw preconditionFailed(
+        'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
+      );
+    }
+    if (!noneMatchHolds(request, current.etag)) {
+      throw preconditionFailed(
+        'The order exists, and If-None-Match asked that it should not (or not in this version).',
+      );
+    }
+  };
+
+  const transition = async (
+    request: Request,
+    response: Response,
+    command: (orderId: string, at: string) => OrderCommand,
+  ) => {
+    const orderId = orderIdParam(request);
+    const at = clock.now().toISOString();
+    const handled = await orders.handle(orderStreamName(orderId), command(orderId, at), {
+      metadata: eventMetadataOf(response, at),
+      precondition: preconditionOf(request, response),
+    });
+    sendOrder(response, handled, 200);
+  };
+
+  router.post(
+    '/orders',
+    auth,
+    authorize('placeOrder'),
+    acceptBody('json'),
+    keyed,
+    async (request, response) => {
+      const customerId = principalOf(response).userId;
+      const body = await parseInputAsync(placeOrderRequest(deps, customerId), request.body ?? {});
+      const orderId = newId();
+      const placedAt = clock.now().toISOString();
+      const command = placeOrderCommand(body, { orderId, customerId, placedAt, currency: deps.currency });
+      const handled = await orders.handle(orderStreamName(orderId), command, {
+        metadata: eventMetadataOf(response, placedAt),
+        // The id was just chosen: the stream cannot exist (were it there after all, the append would fail).
+        newStream: true,
+      });
+      sendOrder(response, handled, 201);
+    },
+  );
+
+  router.post(
+    '/orders/:orderId/confirm',
+    auth,
+    authorize('confirmOrder'),
+    acceptBody('json'),
+    (request, response) => {
+      bodyOf(noBody, request);
+      return transition(request, response, (orderId, confirmedAt) => ({
+        type: 'ConfirmOrder',
+        data: { orderId, confirmedAt },
+      }));
+    },
+  );
+  router.post(
+    '/orders/:orderId/ship',
+    auth,
+    authorize('shipOrder'),
+    acceptBody('json'),
+    (request, response) => {
+      const { carrier, trackingNumber, trackingUrl } = bodyOf(shipBody, request);
+      return transition(request, response, (orderId, shippedAt) => ({
+        type: 'ShipOrder',
+        data: {
+          orderId,
+          shippedAt,
+          shipment: {
+            carrier: carrier ?? null,
+            trackingNumber: trackingNumber ?? null,
+            trackingUrl: trackingUrl ?? null,
+          },
+        },
+      }));
+    },
+  );
+  router.post(
+    '/orders/:orderId/deliver',
+    auth,
+    authorize('deliverOrder'),
+    acceptBody('json'),
+    (request, response) => {
+      bodyOf(noBody, request);
+      return transition(request, response, (orderId, deliveredAt) => ({
+        type: 'DeliverOrder',
+        data: { orderId, deliveredAt },
+      }));
+    },
+  );
+  router.post(
+    '/orders/:orderId/cancel',
+    auth,
+    authorize('cancelOrder'),
+    acceptBody('json'),
+    (request, response) => {
+      const { reason } = bodyOf(cancelBody, request);
+      return transition(request, response, (orderId, cancelledAt) => ({
+        type: 'CancelOrder',
+        data: { orderId, reason: reason ?? null, cancelledAt },
+      }));
+    },
+  );
+  router.post(
+    '/orders/:orderId/payments',
+    auth,
+    authorize('recordPayment'),
+    acceptBody('json'),
+    keyed,
+    (request, response) => {
+      const { amount, reference } = bodyOf(paymentBody, request);
+      return transition(request, response, (orderId, receivedAt) => ({
+        type: 'RecordPayment',
+        data: {
+          orderId,
+          paymentId: newId(),
+          amount: moneyFromDecimal(amount.amount, amount.currency),
+          reference,
+          receivedAt,
+        },
+      }));
+    },
+  );
+
+  return router;
+};

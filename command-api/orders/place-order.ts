@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import type { Product } from '../../catalog/catalog.ts';
+import type { CatalogStore } from '../../catalog/catalog.ts';
+import type { PlaceOrder } from '../../domain/orders/order.ts';
+import { money } from '../../domain/shared/money.ts';
+import type { StoredAddress, UserStore } from '../../identity/users.ts';
+import { orderLimits } from './order-schemas.ts';
+
+const productIdFormat = /^[1-9]\d{0,14}$/;
+
+const isOrderableQuantity = (quantity: number) =>
+  Number.isInteger(quantity) && quantity >= 1 && quantity <= orderLimits.maxQuantity;
+
+/** The product a line refers to, once found; lines whose product is unknown (or malformed) have none. */
+const productIdOf = (item: unknown): number | undefined => {
+  const product = (item as { productId?: unknown } | null)?.productId;
+  return typeof product === 'object' && product !== null ? (product as Product).id : undefined;
+};
+
+type Lookups = { catalog: Pick<CatalogStore, 'getProduct'>; users: Pick<UserStore, 'findAddress'> };
+
+/**
+ * POST /orders' body as one schema: its shape, and its references looked up as it is parsed (each product
+ * in the catalogue, with its stock at this moment; the address among the caller's stored ones), so that
+ * one 400 lists every problem of the request at once, and what comes out is typed: the products and the
+ * address themselves. Orders do not reserve stock (the admin backend owns it): only the level now counts.
+ */
+export const placeOrderRequest = ({ catalog, users }: Lookups, customerId: string) =>
+  z.strictObject({
+    items: z
+      .array(
+        z
+          .strictObject({
+            productId: z
+              .string()
+              .min(1, 'must not be empty')
+              .max(64, 'must be at most 64 characters')
+              .transform(async (productId, context): Promise<Product> => {
+                const product = productIdFormat.test(productId)
+                  ? await catalog.getProduct(Number(productId))
+                  : null;
+                if (!product) {
+                  context.addIssue({ code: 'custom', message: 'no product with this id' });
+                  return z.NEVER;
+                }
+                return product;
+              }),
+            quantity: z
+              .number({ error: 'must be an integer' })
+              .int('must be an integer')
+              .min(1, 'must be greater than 0')
+              .max(orderLimits.maxQuantity, `must be at most ${orderLimits.maxQuantity}`),
+          })
+          .superRefine(({ productId: product, quantity }, context) => {
+            if (!isOrderableQuantity(quantity)) return; // its own message says what is wrong with it
+            if (product.stock === null || quantity <= product.stock) return;
+            context.addIssue({
+              code: 'custom',
+              path: ['quantity'],
+              message: product.stock === 0 ? 'sold out: 0 available' : `only ${product.stock} available`,
+            });
+          }),
+        { error: 'must be an array of items' },
+      )
+      .min(1, 'an order needs at least one item')
+      .max(orderLimits.maxItems, `at most ${orderLimits.maxItems} items`)
+      .superRefine(
+        (items, context) => {
+          const seen = new Set<number>();
+          items.forEach((item, index) => {
+            const id = productIdOf(item);
+            if (id === undefined) return;
+            if (seen.has(id)) {
+              context.addIssue({
+                code: 'custom',
+                path: [index, 'productId'],
+                message: 'product appears more than once; raise the quantity instead',
+              });
+            }
+            seen.add(id);
+          });
+        },
+        // Also when other lines are wrong, so that one answer lists every problem.
+        { when: ({ value }) => Array.isArray(value) },
+      ),
+    shippingAddressId: z
+      .uuid('must be the id of one of your stored addresses')
+      .transform(async (addressId, context): Promise<StoredAddress> => {
+        const address = await users.findAddress(customerId, addressId);
+        if (!address) {
+          context.addIssue({ code: 'custom', message: 'you have no stored address with this id' });
+          return z.NEVER;
+        }
+        return address;
+      }),
+    note: z
+      .string()
+      .max(orderLimits.maxNoteLength, `must be at most ${orderLimits.maxNoteLength} characters`)
+      .nullable()
+      .optional(),
+  });
+
+export type PlaceOrderRequest = z.output<ReturnType<typeof placeOrderRequest>>;
+
+/** The command a valid request asks for: prices and names as the catalogue has them now, the address copied. */
+export const placeOrderCommand = (
+  request: PlaceOrderRequest,
+  order: { orderId: string; customerId: string; placedAt: string; currency: string },
+): PlaceOrder => {
+  const { street, city, postalCode, country } = request.shippingAddressId;
+  return {
+    type: 'PlaceOrder',
+    data: {
+      orderId: order.orderId,
+      customerId: order.customerId,
+      items: request.items.map(({ productId: product, quantity }) => ({
+        productId: String(product.id),
+        productName: product.name,
+        quantity,
+        unitPrice: money(product.priceMinor, order.currency),
+      })),
+      shippingAddress: { street, city, postalCode, country },
+      note: request.note ?? null,
+      placedAt: order.placedAt,
+    },
+  };
+};
+
+/**
+ * The body's shape as the API document shows it: the same schema, whose lookups only run when a request is
+ * parsed (so none here).
+ */
+export const createOrderBody = placeOrderRequest(
+  {
+    catalog: { getProduct: () => Promise.reject(new Error('the document parses no request')) },
+    users: { findAddress: () => Promise.reject(new Error('the document parses no request')) },
+  },
+  '',
+);

@@ -1,0 +1,201 @@
+import type { Request, Response, Router } from 'express';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import { subscriptionDecider } from '../../domain/webhook-subscriptions/subscription-decider.ts';
+import {
+  subscriptionStreamName,
+  type SubscriptionCommand,
+} from '../../domain/webhook-subscriptions/subscription.ts';
+import { authenticate, authorize } from '../../identity/authenticate.ts';
+import type { Authenticator } from '../../identity/authenticator.ts';
+import type { Operation } from '../../identity/permissions.ts';
+import type { Clock } from '../../infrastructure/clock.ts';
+import { createCommandHandler } from '../../infrastructure/event-sourcing/command-handler.ts';
+import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
+import { acceptBody } from '../../infrastructure/http/accept-body.ts';
+import { notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
+import { uuidParam } from '../../infrastructure/http/path-params.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
+import type { DeliveryQueue } from '../../projections/webhook-deliveries/delivery-queue.ts';
+import { subscriptionCodec } from '../../projections/webhook-subscriptions/subscription-codec.ts';
+import {
+  subscriptionOf,
+  subscriptionResource,
+  type Subscription,
+} from '../../projections/webhook-subscriptions/subscription-view.ts';
+import { eventMetadataOf } from '../event-metadata.ts';
+import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
+import { generateWebhookSecret } from '../../infrastructure/outbound-http/standard-webhooks.ts';
+import { WebhookTargetRefusedError } from '../../infrastructure/outbound-http/target-check.ts';
+import { changeWebhookBody, registerWebhookBody } from './subscription-schemas.ts';
+import { noBody } from '../orders/order-schemas.ts';
+
+/** After a rotation the previous secret keeps signing beside the new one for 24 hours. */
+export const secretOverlapMs = 24 * 60 * 60 * 1000;
+
+export type WebhookCommandDeps = {
+  eventStore: EventStore;
+  authenticator: Authenticator;
+  cipher: SecretCipher;
+  /** Refuses a URL webhooks may not target (scheme, credentials, internal addresses after DNS). */
+  checkUrl: (url: string) => Promise<URL>;
+  deliveries: Pick<DeliveryQueue, 'get'>;
+  clock: Clock;
+  newId: () => string;
+};
+
+const noSuchSubscription = 'There is no webhook subscription with this id.';
+const subscriptionIdParam = (request: Request) => uuidParam(request, 'subscriptionId', noSuchSubscription);
+
+const live = (history: Parameters<typeof subscriptionOf>[0]): Subscription => {
+  const subscription = subscriptionOf(history);
+  if (subscription === null || subscription.status === 'removed') throw notFound(noSuchSubscription);
+  return subscription;
+};
+
+/**
+ * Webhook management, the command side: admin only. Every change is an event on
+ * the subscription's stream; secrets are generated here, shown once, and stored sealed.
+ */
+export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
+  const { cipher, clock, newId } = deps;
+  const subscriptions = createCommandHandler({
+    eventStore: deps.eventStore,
+    codec: subscriptionCodec,
+    decider: subscriptionDecider,
+    newId,
+  });
+  const router = createRouter();
+  const auth = authenticate(deps.authenticator);
+  const admin = (operation: Operation) => [auth, authorize(operation)];
+
+  const checkedUrl = async (url: string) => {
+    try {
+      return (await deps.checkUrl(url)).href;
+    } catch (error) {
+      if (error instanceof WebhookTargetRefusedError)
+        throw validationFailed([{ field: 'url', message: error.message }]);
+      throw error;
+    }
+  };
+
+  const run = async (response: Response, command: (at: string) => SubscriptionCommand) => {
+    const at = clock.now().toISOString();
+    const decided = command(at);
+    const handled = await subscriptions.handle(subscriptionStreamName(decided.data.subscriptionId), decided, {
+      metadata: eventMetadataOf(response, at),
+    });
+    if (handled.position !== null) response.set('Consistency-Token', handled.position.toString());
+    return handled.history;
+  };
+
+  router.post('/webhooks', ...admin('registerWebhook'), acceptBody('json'), async (request, response) => {
+    const body = parseInput(registerWebhookBody, request.body ?? {});
+    const url = await checkedUrl(body.url);
+    const subscriptionId = newId();
+    const secret = generateWebhookSecret();
+    const result = await run(response, (registeredAt) => ({
+      type: 'RegisterSubscription',
+      data: {
+        subscriptionId,
+        url,
+        events: body.events,
+        description: body.description ?? null,
+        secret: cipher.seal(secret, subscriptionId),
+        registeredAt,
+      },
+    }));
+    response
+      .status(201)
+      .location(`/webhooks/${subscriptionId}`)
+      .json({ ...subscriptionResource(live(result)), secret });
+  });
+
+  router.patch(
+    '/webhooks/:subscriptionId',
+    ...admin('changeWebhook'),
+    acceptBody('merge-patch', 'json'),
+    async (request, response) => {
+      const subscriptionId = subscriptionIdParam(request);
+      const { url, ...changes } = parseInput(changeWebhookBody, request.body ?? {});
+      const checked = url === undefined ? {} : { url: await checkedUrl(url) };
+      const result = await run(response, (changedAt) => ({
+        type: 'ChangeSubscription',
+        data: { subscriptionId, changes: { ...changes, ...checked }, changedAt },
+      }));
+      response.json(subscriptionResource(live(result)));
+    },
+  );
+
+  router.delete('/webhooks/:subscriptionId', ...admin('removeWebhook'), async (request, response) => {
+    const subscriptionId = subscriptionIdParam(request);
+    await run(response, (removedAt) => ({ type: 'RemoveSubscription', data: { subscriptionId, removedAt } }));
+    response.status(204).end();
+  });
+
+  router.post(
+    '/webhooks/:subscriptionId/rotate-secret',
+    ...admin('rotateWebhookSecret'),
+    acceptBody('json'),
+    async (request, response) => {
+      parseInput(noBody, request.body ?? {});
+      const subscriptionId = subscriptionIdParam(request);
+      const secret = generateWebhookSecret();
+      let previousSecretExpiresAt = '';
+      const result = await run(response, (rotatedAt) => {
+        previousSecretExpiresAt = new Date(Date.parse(rotatedAt) + secretOverlapMs).toISOString();
+        return {
+          type: 'RotateSecret',
+          data: {
+            subscriptionId,
+            secret: cipher.seal(secret, subscriptionId),
+            previousSecretExpiresAt,
+            rotatedAt,
+          },
+        };
+      });
+      response.json({ ...subscriptionResource(live(result)), secret, previousSecretExpiresAt });
+    },
+  );
+
+  router.post(
+    '/webhooks/:subscriptionId/test',
+    ...admin('testWebhook'),
+    acceptBody('json'),
+    async (request, response) => {
+      parseInput(noBody, request.body ?? {});
+      const subscriptionId = subscriptionIdParam(request);
+      const result = await run(response, (requestedAt) => ({
+        type: 'RequestTestDelivery',
+        data: { subscriptionId, requestedAt },
+      }));
+      live(result);
+      response.status(202).json({ subscriptionId, type: 'webhook.test', status: 'requested' });
+    },
+  );
+
+  router.post(
+    '/webhooks/:subscriptionId/deliveries/:deliveryId/retry',
+    ...admin('retryWebhookDelivery'),
+    acceptBody('json'),
+    async (request, response) => {
+      parseInput(noBody, request.body ?? {});
+      const subscriptionId = subscriptionIdParam(request);
+      const deliveryId = uuidParam(
+        request,
+        'deliveryId',
+        'There is no delivery with this id for this subscription.',
+      );
+      const delivery = await deps.deliveries.get(deliveryId);
+      if (!delivery || delivery.subscriptionId !== subscriptionId) {
+        throw notFound('There is no delivery with this id for this subscription.');
+      }
+      await run(response, (requestedAt) => ({
+        type: 'RequestRedelivery',
+        data: { subscriptionId, deliveryId, requestedAt },
+      }));
+      response.status(202).json({ subscriptionId, deliveryId, status: 'requested' });
+    },
+  );
+
+  return router;
+};

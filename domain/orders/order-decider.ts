@@ -1,0 +1,212 @@
+import type { Decider } from '../shared/decider.ts';
+import { InvariantViolationError, type FieldViolation } from '../shared/errors.ts';
+import { addMoney, minorUnitDigits, moneyToDecimal, multiplyMoney, zeroMoney } from '../shared/money.ts';
+import type { OrderEvent, OrderPlaced, PaymentReceived } from './order-events.ts';
+import { InvalidStateTransitionError, OrderAlreadyExistsError, OrderNotFoundError } from './order-errors.ts';
+import type { OrderAction, OrderCommand, OrderStatus, PlaceOrder, RecordPayment } from './order.ts';
+
+/**
+ * The order lifecycle (pending, confirmed, shipped, delivered; cancelled from pending or confirmed): which
+ * statuses each action may start from. Everything not listed here is a forbidden move, answered with
+ * InvalidStateTransitionError.
+ */
+export const allowedFrom: Record<OrderAction, readonly OrderStatus[]> = {
+  confirm: ['pending'],
+  ship: ['confirmed'],
+  deliver: ['shipped'],
+  cancel: ['pending', 'confirmed'],
+  'record-payment': ['pending', 'confirmed', 'shipped', 'delivered'],
+};
+
+/**
+ * What deciding needs to know of an order, and nothing more: its status, and what payments must respect.
+ * What an order shows (lines, address, payments...) is the order details read model's (projections/orders).
+ */
+export type OrderState =
+  | { status: 'none' }
+  | {
+      status: OrderStatus;
+      currency: string;
+      totalMinor: number;
+      paidMinor: number;
+      paymentIds: readonly string[];
+    };
+
+type PlacedState = Exclude<OrderState, { status: 'none' }>;
+
+export const initialState = (): OrderState => ({ status: 'none' });
+
+export const decide = (command: OrderCommand, state: OrderState): OrderEvent[] => {
+  switch (command.type) {
+    case 'PlaceOrder':
+      return [placeOrder(command, state)];
+    case 'ConfirmOrder': {
+      const { orderId, confirmedAt } = command.data;
+      requireAllowed(state, orderId, 'confirm');
+      return [{ type: 'OrderConfirmed', data: { orderId, confirmedAt } }];
+    }
+    case 'ShipOrder': {
+      const { orderId, shippedAt, shipment } = command.data;
+      requireAllowed(state, orderId, 'ship');
+      const { carrier, trackingNumber, trackingUrl } = shipment;
+      return [{ type: 'OrderShipped', data: { orderId, shippedAt, carrier, trackingNumber, trackingUrl } }];
+    }
+    case 'DeliverOrder': {
+      const { orderId, deliveredAt } = command.data;
+      requireAllowed(state, orderId, 'deliver');
+      return [{ type: 'OrderDelivered', data: { orderId, deliveredAt } }];
+    }
+    case 'CancelOrder': {
+      const { orderId, reason, cancelledAt } = command.data;
+      requireAllowed(state, orderId, 'cancel');
+      return [{ type: 'OrderCancelled', data: { orderId, reason, cancelledAt } }];
+    }
+    case 'RecordPayment':
+      return [recordPayment(command, requireAllowed(state, command.data.orderId, 'record-payment'))];
+    default: {
+      const unknown: never = command;
+      throw new Error(`unknown order command ${JSON.stringify(unknown)}`);
+    }
+  }
+};
+
+export const evolve = (state: OrderState, event: OrderEvent): OrderState => {
+  if (event.type === 'OrderPlaced') {
+    const { total } = event.data;
+    return {
+      status: 'pending',
+      currency: total.currency,
+      totalMinor: total.amountMinor,
+      paidMinor: 0,
+      paymentIds: [],
+    };
+  }
+  // Events are facts already accepted by decide: a later event on no order means a corrupt stream.
+  if (state.status === 'none') throw new Error(`${event.type} on an order that was never placed`);
+  switch (event.type) {
+    case 'OrderConfirmed':
+      return { ...state, status: 'confirmed' };
+    case 'OrderShipped':
+      return { ...state, status: 'shipped' };
+    case 'OrderDelivered':
+      return { ...state, status: 'delivered' };
+    case 'OrderCancelled':
+      return { ...state, status: 'cancelled' };
+    case 'PaymentReceived':
+      return {
+        ...state,
+        paidMinor: state.paidMinor + event.data.amount.amountMinor,
+        paymentIds: [...state.paymentIds, event.data.paymentId],
+      };
+    default: {
+      const unknown: never = event;
+      throw new Error(`unknown order event ${JSON.stringify(unknown)}`);
+    }
+  }
+};
+
+export const orderDecider: Decider<OrderCommand, OrderEvent, OrderState> = { initialState, evolve, decide };
+
+const requireAllowed = (state: OrderState, orderId: string, action: OrderAction): PlacedState => {
+  if (state.status === 'none') throw new OrderNotFoundError(orderId);
+  if (!allowedFrom[action].includes(state.status)) {
+    throw new InvalidStateTransitionError(orderId, state.status, action);
+  }
+  return state;
+};
+
+/**
+ * The lines as priced, and their total computed here in minor units. The request was checked as input
+ * already (with messages fit for a form); these are the order's own invariants, whoever sends the command.
+ */
+const placeOrder = (command: PlaceOrder, state: OrderState): OrderPlaced => {
+  const { orderId, customerId, items, shippingAddress, note, placedAt } = command.data;
+  if (state.status !== 'none') throw new OrderAlreadyExistsError(orderId);
+  const violations = lineViolations(items);
+  if (violations.length > 0) throw new InvariantViolationError(violations);
+  const lines = items.map(({ productId, productName, quantity, unitPrice }) => ({
+    productId,
+    productName,
+    quantity,
+    unitPrice: { amountMinor: unitPrice.amountMinor, currency: unitPrice.currency },
+  }));
+  const total = lines.reduce(
+    (sum, line) => addMoney(sum, multiplyMoney(line.unitPrice, line.quantity)),
+    zeroMoney(lines[0]!.unitPrice.currency),
+  );
+  const { street, city, postalCode, country } = shippingAddress;
+  return {
+    type: 'OrderPlaced',
+    data: {
+      orderId,
+      customerId,
+      items: lines,
+      total: { amountMinor: total.amountMinor, currency: total.currency },
+      shippingAddress: { street, city, postalCode, country },
+      note,
+      placedAt,
+    },
+  };
+};
+
+const lineViolations = (items: PlaceOrder['data']['items']): FieldViolation[] => {
+  if (items.length === 0) return [{ field: 'items', message: 'an order needs at least one item' }];
+  const violations: FieldViolation[] = [];
+  const currency = items[0]?.unitPrice.currency;
+  const seen = new Set<string>();
+  items.forEach((line, index) => {
+    if (!Number.isSafeInteger(line.quantity) || line.quantity <= 0) {
+      violations.push({ field: `items[${index}].quantity`, message: 'must be an integer greater than 0' });
+    }
+    if (!Number.isSafeInteger(line.unitPrice.amountMinor) || line.unitPrice.amountMinor < 0) {
+      violations.push({ field: `items[${index}].unitPrice`, message: 'must be a non-negative amount' });
+    }
+    if (line.unitPrice.currency !== currency) {
+      violations.push({ field: `items[${index}].unitPrice`, message: 'all items must share one currency' });
+    }
+    if (seen.has(line.productId)) {
+      violations.push({ field: `items[${index}].productId`, message: 'product appears more than once' });
+    }
+    seen.add(line.productId);
+  });
+  return violations;
+};
+
+/** What depends on the order: its currency, what is still outstanding, payments recorded already. */
+const recordPayment = (command: RecordPayment, order: PlacedState): PaymentReceived => {
+  const { orderId, paymentId, amount, reference, receivedAt } = command.data;
+  const violations: FieldViolation[] = [];
+  if (amount.currency !== order.currency) {
+    violations.push({ field: 'amount.currency', message: `must be the order's currency ${order.currency}` });
+  }
+  if (!Number.isSafeInteger(amount.amountMinor) || amount.amountMinor <= 0) {
+    violations.push({ field: 'amount.amount', message: 'must be greater than 0' });
+  }
+  if (order.paymentIds.includes(paymentId)) {
+    violations.push({ field: 'paymentId', message: 'payment already recorded' });
+  }
+  const outstanding = order.totalMinor - order.paidMinor;
+  if (amount.currency === order.currency && amount.amountMinor > outstanding) {
+    const due = moneyToDecimal({ amountMinor: outstanding, currency: amount.currency }).toFixed(
+      minorUnitDigits(amount.currency),
+    );
+    violations.push({
+      field: 'amount.amount',
+      message:
+        outstanding > 0
+          ? `must be at most what is outstanding: ${due} ${amount.currency}`
+          : 'the order is paid in full',
+    });
+  }
+  if (violations.length > 0) throw new InvariantViolationError(violations);
+  return {
+    type: 'PaymentReceived',
+    data: {
+      orderId,
+      paymentId,
+      amount: { amountMinor: amount.amountMinor, currency: amount.currency },
+      reference,
+      receivedAt,
+    },
+  };
+};

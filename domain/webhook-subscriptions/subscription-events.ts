@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import type { EventCatalog } from '../shared/event-versions.ts';
+import { webhookEventKinds } from './subscription.ts';
+
+// The facts in a subscription's stream, with the schema of every version each has had.
+
+const timestamp = z.iso.datetime();
+const kinds = z.array(z.enum(webhookEventKinds));
+
+const registeredV1 = z.strictObject({
+  subscriptionId: z.string(),
+  url: z.string(),
+  events: kinds,
+  description: z.string().nullable(),
+  /** Sealed by the service's key: opaque here. */
+  secret: z.string(),
+  registeredAt: timestamp,
+});
+/** Only the fields that changed. */
+const changedV1 = z.strictObject({
+  subscriptionId: z.string(),
+  changes: z.strictObject({
+    url: z.string().optional(),
+    events: kinds.optional(),
+    description: z.string().nullable().optional(),
+    active: z.boolean().optional(),
+  }),
+  changedAt: timestamp,
+});
+const secretRotatedV1 = z.strictObject({
+  subscriptionId: z.string(),
+  secret: z.string(),
+  previousSecretExpiresAt: timestamp,
+  rotatedAt: timestamp,
+});
+const disabledV1 = z.strictObject({ subscriptionId: z.string(), reason: z.string(), disabledAt: timestamp });
+const removedV1 = z.strictObject({ subscriptionId: z.string(), removedAt: timestamp });
+const testRequestedV1 = z.strictObject({ subscriptionId: z.string(), requestedAt: timestamp });
+const redeliveryRequestedV1 = z.strictObject({
+  subscriptionId: z.string(),
+  deliveryId: z.string(),
+  requestedAt: timestamp,
+});
+
+export type SubscriptionRegistered = {
+  type: 'WebhookSubscriptionRegistered';
+  data: z.infer<typeof registeredV1>;
+};
+export type SubscriptionChanged = { type: 'WebhookSubscriptionChanged'; data: z.infer<typeof changedV1> };
+export type SecretRotated = { type: 'WebhookSecretRotated'; data: z.infer<typeof secretRotatedV1> };
+export type SubscriptionDisabled = { type: 'WebhookSubscriptionDisabled'; data: z.infer<typeof disabledV1> };
+export type SubscriptionRemoved = { type: 'WebhookSubscriptionRemoved'; data: z.infer<typeof removedV1> };
+export type TestDeliveryRequested = { type: 'WebhookTestRequested'; data: z.infer<typeof testRequestedV1> };
+export type RedeliveryRequested = {
+  type: 'WebhookRedeliveryRequested';
+  data: z.infer<typeof redeliveryRequestedV1>;
+};
+
+export type SubscriptionEvent =
+  | SubscriptionRegistered
+  | SubscriptionChanged
+  | SecretRotated
+  | SubscriptionDisabled
+  | SubscriptionRemoved
+  | TestDeliveryRequested
+  | RedeliveryRequested;
+
+/** Every subscription event, every version: what the event codec writes and reads them with. */
+export const subscriptionEvents: EventCatalog<SubscriptionEvent> = {
+  WebhookSubscriptionRegistered: { schemas: [registeredV1], upcast: [] },
+  WebhookSubscriptionChanged: { schemas: [changedV1], upcast: [] },
+  WebhookSecretRotated: { schemas: [secretRotatedV1], upcast: [] },
+  WebhookSubscriptionDisabled: { schemas: [disabledV1], upcast: [] },
+  WebhookSubscriptionRemoved: { schemas: [removedV1], upcast: [] },
+  WebhookTestRequested: { schemas: [testRequestedV1], upcast: [] },
+  WebhookRedeliveryRequested: { schemas: [redeliveryRequestedV1], upcast: [] },
+};

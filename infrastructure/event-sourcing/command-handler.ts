@@ -1,0 +1,124 @@
+import {
+  NO_STREAM,
+  WrongExpectedRevisionError,
+  type EventMetadata,
+  type EventStore,
+  type GlobalPosition,
+} from '../event-store/event-store.ts';
+import type { EventCodec } from './event-codec.ts';
+
+/** An aggregate's decision logic, as the domain gives it (see domain/shared/decider.ts). */
+export type DecisionModel<Command, Event, State> = {
+  initialState: () => State;
+  evolve: (state: State, event: Event) => State;
+  decide: (command: Command, state: State) => Event[];
+};
+
+export type Handled<Event, State> = {
+  /** Every event of the stream after the command, the new ones last, as the current versions. */
+  history: Event[];
+  /** What the command appended (none when it changed nothing). */
+  appended: Event[];
+  /** The state after the command. */
+  state: State;
+  /** Stream revision of the stream's last event; -1 when the stream has none. */
+  revision: number;
+  /** Log position of the last appended event: a Consistency-Token; null when nothing was appended. */
+  position: GlobalPosition | null;
+};
+
+export type HandleOptions<Event, State> = {
+  metadata: EventMetadata;
+  /**
+   * Checked against the history read, before deciding; throws to refuse (an HTTP precondition, who may act
+   * on the aggregate). Runs again on every retry, so a concurrent change the caller has not seen fails it
+   * instead of being decided over.
+   */
+  precondition?: (history: readonly Event[], state: State) => void;
+  /** The stream cannot exist yet (its id was just chosen): the first attempt does not read it. */
+  newStream?: boolean;
+};
+
+/** Every attempt lost the race to another writer of the same stream. */
+export class ConcurrencyExhaustedError extends Error {
+  readonly kind = 'concurrency-exhausted';
+  readonly streamId: string;
+  constructor(streamId: string, attempts: number) {
+    super(`${streamId} changed concurrently on each of ${attempts} attempts`);
+    this.streamId = streamId;
+  }
+}
+
+/**
+ * The one way an event-sourced aggregate changes: read its stream through the codec, replay it, check the
+ * precondition, decide, and append at the revision read. When another writer appended first, read and
+ * decide again: the decision then sees their events, so no history the decider forbids is ever written.
+ */
+export const createCommandHandler = <Command, Event extends { type: string; data: unknown }, State>({
+  eventStore,
+  codec,
+  decider,
+  newId,
+  maxAttempts = 5,
+}: {
+  eventStore: EventStore;
+  codec: EventCodec<Event>;
+  decider: DecisionModel<Command, Event, State>;
+  /** Ids of the appended events. */
+  newId: () => string;
+  maxAttempts?: number;
+}) => {
+  const readHistory = async (streamId: string) => {
+    const stored = await eventStore.readStream(streamId);
+    const history = stored.map((event) => {
+      const decoded = codec.decode({ ...event, schemaVersion: event.metadata.schemaVersion });
+      if (!decoded) throw new Error(`${streamId} holds a ${event.type}, which is not one of its events`);
+      return decoded;
+    });
+    return { history, revision: stored.length - 1 };
+  };
+
+  return {
+    async handle(
+      streamId: string,
+      command: Command,
+      options: HandleOptions<Event, State>,
+    ): Promise<Handled<Event, State>> {
+      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        const { history, revision } =
+          attempt === 1 && options.newStream ? { history: [], revision: -1 } : await readHistory(streamId);
+        const state = history.reduce(decider.evolve, decider.initialState());
+        options.precondition?.(history, state);
+        const events = decider.decide(command, state);
+        const after = events.reduce(decider.evolve, state);
+        if (events.length === 0) {
+          return { history, appended: [], state: after, revision, position: null };
+        }
+        try {
+          const appended = await eventStore.appendToStream(
+            streamId,
+            events.map((event) => {
+              const { type, data, schemaVersion } = codec.encode(event);
+              return { id: newId(), type, data, metadata: { ...options.metadata, schemaVersion } };
+            }),
+            { expectedRevision: revision === -1 ? NO_STREAM : revision },
+          );
+          return {
+            history: [...history, ...events],
+            appended: events,
+            state: after,
+            revision: appended.nextExpectedRevision,
+            position: appended.position,
+          };
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        }
+      }
+      throw new ConcurrencyExhaustedError(streamId, maxAttempts);
+    },
+  };
+};
+
+export type CommandHandler<Command, Event extends { type: string; data: unknown }, State> = ReturnType<
+  typeof createCommandHandler<Command, Event, State>
+>;

@@ -1,0 +1,112 @@
+import type { Logger } from 'pino';
+import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import { inBatches } from '../event-store/in-batches.ts';
+import type { CheckpointStore } from './checkpoints.ts';
+import { createPositionWaiters, type ProjectionProgress } from './projection-progress.ts';
+
+export type ProjectionRunnerOptions = {
+  /** The checkpoint's name. */
+  name: string;
+  eventStore: EventStore;
+  checkpoints: CheckpointStore;
+  /** Applies a batch idempotently: applying events already applied changes nothing. */
+  apply: (events: readonly RecordedEvent[]) => Promise<void>;
+  logger: Logger;
+  batchSize?: number;
+  /** How long to wait before following the log again after a failed batch. */
+  retryDelayMs?: number;
+  /**
+   * After a batch of several events (appends streaming in), the next batch waits this many ms: events
+   * gather into larger batches (fewer read-model transactions) at the price of that much visibility delay.
+   * A batch of one event (a quiet log) holds nothing back, nor does a full one (a backlog).
+   */
+  minBatchIntervalMs?: number;
+};
+
+export type ProjectionRunner = ProjectionProgress & {
+  /** Finishes the batch in hand, stores the checkpoint, and stops following the log. */
+  stop(): Promise<void>;
+};
+
+/** Waits ms, or less when the signal aborts: stopping never waits out a pause. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Follows the log from the stored checkpoint and applies it batch by batch, storing the checkpoint after
+ * each batch. A crash between applying and storing replays that batch, which changes nothing (the read
+ * models are idempotent by stream revision): no gaps, no duplicates. A failing batch is logged and retried.
+ */
+export const startProjectionRunner = async ({
+  name,
+  eventStore,
+  checkpoints,
+  apply,
+  logger,
+  batchSize = 1000,
+  retryDelayMs = 1000,
+  minBatchIntervalMs = 0,
+}: ProjectionRunnerOptions): Promise<ProjectionRunner> => {
+  const stopping = new AbortController();
+  let position = (await checkpoints.load(name)) ?? null;
+  const waiters = createPositionWaiters(() => position);
+  const log = logger.child({ projection: name });
+
+  const follow = async () => {
+    const after = position ?? undefined;
+    // Ends this attempt's subscription however the attempt ends: stopped, or failed and about to retry.
+    const attempt = new AbortController();
+    const subscription = eventStore.subscribeToAll({
+      ...(after === undefined ? {} : { after }),
+      signal: AbortSignal.any([stopping.signal, attempt.signal]),
+    });
+    try {
+      for await (const batch of inBatches(subscription, batchSize)) {
+        await apply(batch);
+        const last = batch.at(-1)!.position;
+        await checkpoints.save(name, last);
+        position = last;
+        waiters.advanced();
+        // Several events in a batch mean appends are streaming in: let the next ones gather. A lone event
+        // (a quiet log) does not hold back the next one, nor does a backlog, read in full batches.
+        if (minBatchIntervalMs > 0 && batch.length > 1 && batch.length < batchSize) {
+          await pause(minBatchIntervalMs, stopping.signal);
+        }
+      }
+    } finally {
+      attempt.abort();
+    }
+  };
+
+  const running = (async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        await follow();
+      } catch (error) {
+        log.error({ err: error, position: position?.toString() ?? null }, 'projection failed; retrying');
+        await pause(retryDelayMs, stopping.signal);
+      }
+    }
+  })();
+
+  log.info({ from: position?.toString() ?? 'start' }, 'projection following the log');
+  return {
+    position: () => position,
+    waitFor: waiters.waitFor,
+    async stop() {
+      stopping.abort();
+      await running;
+      waiters.cancelAll();
+      log.info({ position: position?.toString() ?? null }, 'projection stopped');
+    },
+  };
+};

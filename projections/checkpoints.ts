@@ -1,7 +1,0 @@
-import type { GlobalPosition } from '../infrastructure/event-store/event-store.ts';
-
-/** Where each projection is in the log. Stored as decimal strings: positions exceed 2^53. */
-export type CheckpointStore = {
-  load(projection: string): Promise<GlobalPosition | undefined>;
-  save(projection: string, position: GlobalPosition): Promise<void>;
-};

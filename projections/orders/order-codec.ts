@@ -1,0 +1,12 @@
+import { orderEvents, type OrderEvent } from '../../domain/orders/order-events.ts';
+import { createEventCodec } from '../../infrastructure/event-sourcing/event-codec.ts';
+import type { StreamEvent } from '../../infrastructure/event-store/event-store.ts';
+
+/** The one codec of order events: every process writes and reads them through it. */
+export const orderCodec = createEventCodec(orderEvents);
+
+/** A stored event of an order's stream, as the current version; undefined for any other event. */
+export const decodeOrderEvent = (
+  event: Pick<StreamEvent, 'type' | 'data' | 'metadata'>,
+): OrderEvent | undefined =>
+  orderCodec.decode({ type: event.type, data: event.data, schemaVersion: event.metadata.schemaVersion });

@@ -1,0 +1,30 @@
+import type { OrderStatus } from '../../domain/orders/order.ts';
+import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import type { OrderView } from './order-projection.ts';
+
+export type OrderListQuery = {
+  /** Only this customer's orders (customers see nothing else). */
+  customerId?: string;
+  status?: OrderStatus;
+  limit: number;
+} & (
+  | { kind: 'page'; offset: number }
+  /** After (or before) an order in the listing's order: newest first, by createdAt then id. */
+  | { kind: 'cursor'; after?: OrderCursor; before?: OrderCursor }
+);
+
+/** A place in the listing: stable under concurrent inserts, since it names an order, not an offset. */
+export type OrderCursor = { createdAt: string; id: string };
+
+export type OrderReadModel = {
+  /**
+   * Applies log events to the orders they belong to, idempotently: an event whose stream revision is not
+   * above the order's is ignored, so a replayed batch changes nothing. Events of other streams are ignored.
+   */
+  applyEvents(events: readonly RecordedEvent[]): Promise<void>;
+  getOrder(id: string): Promise<OrderView | null>;
+  /** Newest first (createdAt, then id, descending). `total` only for the page kind. */
+  listOrders(query: OrderListQuery): Promise<{ orders: OrderView[]; total?: number; hasMore: boolean }>;
+  /** Drops every order (for a rebuild into a scratch store). */
+  clear(): Promise<void>;
+};

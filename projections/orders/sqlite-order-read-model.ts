@@ -1,0 +1,271 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
+import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
+import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import { foldOrderView } from './order-projection.ts';
+import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
+import type { OrderView } from './order-projection.ts';
+
+// A rowid table: documents land in pages in insertion order, and only the small id index takes the
+// random writes of random UUIDs (WITHOUT ROWID would put each whole document on a random page).
+const tableSchema = (table: string) => `
+  CREATE TABLE IF NOT EXISTS ${table} (
+    id          TEXT    NOT NULL UNIQUE,
+    customer_id TEXT    NOT NULL,
+    status      TEXT    NOT NULL,
+    created_at  TEXT    NOT NULL,
+    revision    INTEGER NOT NULL,
+    document    TEXT    NOT NULL
+  );
+`;
+const indexSchema = (table: string) => `
+  CREATE INDEX IF NOT EXISTS ${table}_listing ON ${table} (created_at, id);
+  CREATE INDEX IF NOT EXISTS ${table}_customer ON ${table} (customer_id, created_at, id);
+  CREATE INDEX IF NOT EXISTS ${table}_status ON ${table} (status, created_at, id);
+`;
+
+const liveTable = 'order_views';
+const rebuildTable = 'order_views_rebuild';
+
+/** The order views of one table: read one, its revision, write one (unless the table's is as far or further). */
+const viewTable = (db: DatabaseSync, table: string) => {
+  db.exec(tableSchema(table));
+  const select = db.prepare(`SELECT document FROM ${table} WHERE id = ?`);
+  const selectRevision = db.prepare(`SELECT revision FROM ${table} WHERE id = ?`);
+  const upsert = db.prepare(
+    `INSERT INTO ${table} (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document
+     WHERE ${table}.revision < excluded.revision`,
+  );
+  return {
+    read(id: string): OrderView | null {
+      const row = select.get(id) as { document: string } | undefined;
+      return row ? (JSON.parse(row.document) as OrderView) : null;
+    },
+    revisionOf(id: string): number | undefined {
+      return (selectRevision.get(id) as { revision: number } | undefined)?.revision;
+    },
+    write(view: OrderView): void {
+      upsert.run(view.id, view.customerId, view.status, view.createdAt, view.revision, JSON.stringify(view));
+    },
+  };
+};
+
+/** A batch of log events by order id, each order's in log order; events of other streams left out. */
+const eventsByOrder = (events: readonly RecordedEvent[]): Map<string, RecordedEvent[]> => {
+  const byOrder = new Map<string, RecordedEvent[]>();
+  for (const event of events) {
+    if (!isOrderStream(event.streamId)) continue;
+    const id = orderIdOf(event.streamId);
+    const ofOrder = byOrder.get(id);
+    if (ofOrder) ofOrder.push(event);
+    else byOrder.set(id, [event]);
+  }
+  return byOrder;
+};
+
+/** An order's events of a batch are its history from the start (OrderPlaced on): folded from nothing. */
+const isWholeHistory = (events: readonly RecordedEvent[]): boolean =>
+  events.every((event, index) => event.revision === index);
+
+/**
+ * Orders in a node:sqlite table: `order_views`, or the table a rebuild fills before it is swapped in. A bulk
+ * load leaves out the listing indexes (`indexed: false`) and builds them once at the end, from sorted data,
+ * rather than inserting into three B-trees at random for every order.
+ */
+export const createSqliteOrderReadModel = (
+  db: DatabaseSync,
+  { table = liveTable, indexed = true }: { table?: string; indexed?: boolean } = {},
+): OrderReadModel => {
+  const { read, write } = viewTable(db, table);
+  if (indexed) db.exec(indexSchema(table));
+  // The listing's SQL varies only by which filters are set: a handful of texts, each prepared once.
+  const prepared = new Map<string, StatementSync>();
+  const statement = (sql: string): StatementSync => {
+    let cached = prepared.get(sql);
+    if (!cached) {
+      cached = db.prepare(sql);
+      prepared.set(sql, cached);
+    }
+    return cached;
+  };
+
+  return {
+    async applyEvents(events) {
+      // Each order touched by the batch is folded through all its events of the batch and written once, in
+      // one write transaction, so that another writer (a rebuild in the admin CLI) cannot come in between.
+      // An order whose events here are its history from the start (OrderPlaced on) is not read: folded from
+      // nothing, its view is the true one, and the upsert keeps a stored view as far or further (a replay).
+      const byOrder = eventsByOrder(events);
+      if (byOrder.size === 0) return;
+      inWriteTransaction(db, () => {
+        for (const [id, ofOrder] of byOrder) {
+          const view = foldOrderView(isWholeHistory(ofOrder) ? null : read(id), ofOrder);
+          if (view) write(view);
+        }
+      });
+    },
+
+    async getOrder(id) {
+      return read(id);
+    },
+
+    async listOrders(query: OrderListQuery) {
+      const where: string[] = [];
+      const values: SQLInputValue[] = [];
+      if (query.customerId !== undefined) {
+        where.push('customer_id = ?');
+        values.push(query.customerId);
+      }
+      if (query.status !== undefined) {
+        where.push('status = ?');
+        values.push(query.status);
+      }
+      const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+
+      if (query.kind === 'page') {
+        const total = (
+          statement(`SELECT count(*) AS n FROM ${table} ${filter}`).get(...values) as { n: number }
+        ).n;
+        const rows = statement(
+          `SELECT document FROM ${table} ${filter} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+        ).all(...values, query.limit, query.offset) as { document: string }[];
+        const orders = rows.map((row) => JSON.parse(row.document) as OrderView);
+        return { orders, total, hasMore: query.offset + orders.length < total };
+      }
+
+      // Keyset pagination: "after" walks towards older orders, "before" towards newer ones.
+      const backwards = query.before !== undefined;
+      const cursor = query.before ?? query.after;
+      const conditions = [...where];
+      const cursorValues = [...values];
+      if (cursor) {
+        conditions.push(`(created_at, id) ${backwards ? '>' : '<'} (?, ?)`);
+        cursorValues.push(cursor.createdAt, cursor.id);
+      }
+      const rows = statement(
+        `SELECT document FROM ${table} ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+           ORDER BY created_at ${backwards ? 'ASC' : 'DESC'}, id ${backwards ? 'ASC' : 'DESC'} LIMIT ?`,
+      ).all(...cursorValues, query.limit + 1) as { document: string }[];
+      const hasMore = rows.length > query.limit;
+      const orders = rows.slice(0, query.limit).map((row) => JSON.parse(row.document) as OrderView);
+      return { orders: backwards ? orders.reverse() : orders, hasMore };
+    },
+
+    async clear() {
+      db.exec(`DELETE FROM ${table}`);
+    },
+  };
+};
+
+/**
+ * The scratch table's model: a write-behind cache of folded views over it. An order stays in memory while
+ * the replay folds its events and is written when it leaves the cache (the least recently touched first)
+ * or on flush. In a log as the service writes it (one command, one event), an order's events lie far apart,
+ * each in another replay batch: folded in the cache, the order is read and written about once instead of
+ * once per event. It starts from an empty table and is its only writer: what it holds is an order's newest
+ * view, and an order it never wrote is not in the table.
+ */
+const createWriteBehindOrderReadModel = (
+  db: DatabaseSync,
+  { table, capacity }: { table: string; capacity: number },
+) => {
+  db.exec(`DROP TABLE IF EXISTS ${table}`);
+  const views = viewTable(db, table);
+  const stored = createSqliteOrderReadModel(db, { table, indexed: false });
+  const cache = new Map<string, OrderView>();
+  const written = new Set<string>();
+  const writeOut = (count: number) => {
+    if (count <= 0) return;
+    inWriteTransaction(db, () => {
+      for (const [id, view] of cache) {
+        if (count-- === 0) break;
+        views.write(view);
+        written.add(id);
+        cache.delete(id);
+      }
+    });
+  };
+  const flush = () => writeOut(cache.size);
+
+  const model: OrderReadModel = {
+    async applyEvents(events) {
+      for (const [id, ofOrder] of eventsByOrder(events)) {
+        const cached = cache.get(id);
+        const inTable = !cached && written.has(id);
+        const fromNothing = !cached && isWholeHistory(ofOrder);
+        const view = foldOrderView(cached ?? (fromNothing || !inTable ? null : views.read(id)), ofOrder);
+        if (!view) continue;
+        // Folded from nothing, the view may be behind the stored one (a replay of its start): keep that.
+        if (fromNothing && inTable && (views.revisionOf(id) ?? -1) >= view.revision) continue;
+        cache.delete(id);
+        cache.set(id, view);
+      }
+      writeOut(cache.size - capacity);
+    },
+    async getOrder(id) {
+      flush();
+      return stored.getOrder(id);
+    },
+    async listOrders(query) {
+      flush();
+      return stored.listOrders(query);
+    },
+    async clear() {
+      cache.clear();
+      written.clear();
+      await stored.clear();
+    },
+  };
+  return { model, flush, forget: () => cache.clear() };
+};
+
+/**
+ * A scratch table for projections:rebuild and :verify, loaded without its listing indexes through a
+ * write-behind cache of `cachedOrders` views, and the swap: in one write transaction the live table is
+ * dropped, the scratch one renamed in its place, and its indexes built. Readers (WAL) see the old orders
+ * until the commit, then the new ones; a running service's prepared statements are prepared again by
+ * SQLite on their next use.
+ *
+ * While it loads, this connection's automatic WAL checkpoints are off: each would copy the table's new
+ * pages into the database file and sync it, every 4 MB, about a quarter of a rebuild's time. The WAL
+ * grows by the table's size instead (twice the read store's disk space, for the length of the rebuild), and
+ * one checkpoint at the end copies it, without waiting for a running service's readers.
+ */
+export const sqliteScratchOrderReadModel = (
+  db: DatabaseSync,
+  { cachedOrders = 10_000 }: { cachedOrders?: number } = {},
+) => {
+  const { wal_autocheckpoint: autoCheckpointPages } = db.prepare('PRAGMA wal_autocheckpoint').get() as {
+    wal_autocheckpoint: number;
+  };
+  db.exec('PRAGMA wal_autocheckpoint = 0');
+  const checkpointAgain = () => {
+    db.exec(`PRAGMA wal_autocheckpoint = ${autoCheckpointPages}`);
+    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  };
+  const scratch = createWriteBehindOrderReadModel(db, { table: rebuildTable, capacity: cachedOrders });
+  return {
+    model: scratch.model,
+    async loaded() {
+      scratch.flush();
+      db.exec(indexSchema(rebuildTable));
+    },
+    async promote() {
+      scratch.flush();
+      inWriteTransaction(db, () => {
+        db.exec(`DROP TABLE IF EXISTS ${liveTable}`);
+        db.exec(`ALTER TABLE ${rebuildTable} RENAME TO ${liveTable}`);
+        for (const suffix of ['listing', 'customer', 'status'])
+          db.exec(`DROP INDEX IF EXISTS ${rebuildTable}_${suffix}`);
+        db.exec(indexSchema(liveTable));
+      });
+      checkpointAgain();
+    },
+    async discard() {
+      scratch.forget();
+      db.exec(`DROP TABLE IF EXISTS ${rebuildTable}`);
+      checkpointAgain();
+    },
+  };
+};

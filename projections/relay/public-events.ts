@@ -1,0 +1,155 @@
+import type { OrderEvent } from '../../domain/orders/order-events.ts';
+import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
+import type { WebhookEventKind } from '../../domain/webhook-subscriptions/subscription.ts';
+import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import type { BusMessage } from '../../infrastructure/bus/event-bus.ts';
+import { decodeOrderEvent } from '../orders/order-codec.ts';
+import { evolveDetails, type OrderDetails } from '../orders/order-details.ts';
+import { orderResource } from '../orders/order-resource.ts';
+import { isSubscriptionStream, subscriptionIdOf } from '../../domain/webhook-subscriptions/subscription.ts';
+
+/**
+ * The one place where domain events become public ones (order.created, order.status_changed,
+ * payment.received): the domain's own event names and shapes stay inside the service.
+ */
+export type PublicOrderEvent = {
+  /** The domain event's id: consumers deduplicate by it; webhooks send it as `webhook-id`. */
+  id: string;
+  type: WebhookEventKind;
+  occurredAt: string;
+  orderId: string;
+  /** The order's stream revision: one order's events in order. */
+  revision: number;
+  /** Log position, as a decimal string: lets a consumer wait for read models to reach it. */
+  position: string;
+  data: unknown;
+};
+
+/** What the admin API asks of the dispatcher, relayed from the subscription's stream like everything else. */
+export type DispatcherRequest = {
+  id: string;
+  type: 'webhook.test' | 'webhook.redelivery';
+  occurredAt: string;
+  subscriptionId: string;
+  position: string;
+  /** For a redelivery: which delivery. */
+  deliveryId: string | null;
+};
+
+export type Topics = {
+  orderEvents: string;
+  webhookRequests: string;
+  /** Where the dispatcher puts the messages of the other two that it cannot read. */
+  deadLetter: string;
+};
+
+const statusChanges: ReadonlySet<OrderEvent['type']> = new Set([
+  'OrderConfirmed',
+  'OrderShipped',
+  'OrderDelivered',
+  'OrderCancelled',
+]);
+
+const publicData = (
+  event: OrderEvent,
+  before: OrderDetails | null,
+  after: OrderDetails,
+): [WebhookEventKind, unknown] => {
+  const order = orderResource(after);
+  if (event.type === 'OrderPlaced') return ['order.created', order];
+  if (event.type === 'PaymentReceived') {
+    const payment = order.payments.find((p) => p.id === event.data.paymentId);
+    return ['payment.received', { orderId: after.id, payment }];
+  }
+  if (statusChanges.has(event.type) && before !== null) {
+    return ['order.status_changed', { orderId: after.id, from: before.status, to: after.status, order }];
+  }
+  throw new Error(`${event.type} has no public event`);
+};
+
+/**
+ * Maps log events to bus messages. A public event carries the order after the event (and for a status
+ * change, the status before), so the mapper keeps recent orders' states, reading a stream only for an order
+ * it has not seen at the previous revision.
+ */
+export const createPublicEventMapper = ({
+  eventStore,
+  topics,
+  cacheSize = 10_000,
+}: {
+  eventStore: EventStore;
+  topics: Topics;
+  cacheSize?: number;
+}) => {
+  const states = new Map<string, { revision: number; order: OrderDetails | null }>();
+
+  const detailsBefore = async (event: RecordedEvent): Promise<OrderDetails | null> => {
+    if (event.revision === 0) return null;
+    const cached = states.get(event.streamId);
+    if (cached && cached.revision === event.revision - 1) return cached.order;
+    const history = await eventStore.readStream(event.streamId, { maxCount: event.revision });
+    let order: OrderDetails | null = null;
+    for (const stored of history) {
+      const known = decodeOrderEvent(stored);
+      if (known) order = evolveDetails(order, known);
+    }
+    return order;
+  };
+
+  const remember = (streamId: string, revision: number, order: OrderDetails | null) => {
+    states.delete(streamId);
+    states.set(streamId, { revision, order });
+    if (states.size > cacheSize) states.delete(states.keys().next().value!);
+  };
+
+  const orderMessage = async (event: RecordedEvent): Promise<BusMessage | null> => {
+    const orderEvent = decodeOrderEvent(event);
+    if (!orderEvent) return null;
+    const before = await detailsBefore(event);
+    const after = evolveDetails(before, orderEvent);
+    remember(event.streamId, event.revision, after);
+    const [type, data] = publicData(orderEvent, before, after);
+    const value: PublicOrderEvent = {
+      id: event.id,
+      type,
+      occurredAt: event.metadata.occurredAt,
+      orderId: orderIdOf(event.streamId),
+      revision: event.revision,
+      position: event.position.toString(),
+      data,
+    };
+    return { key: value.orderId, value: JSON.stringify(value) };
+  };
+
+  const requestMessage = (event: RecordedEvent): BusMessage | null => {
+    if (event.type !== 'WebhookTestRequested' && event.type !== 'WebhookRedeliveryRequested') return null;
+    const subscriptionId = subscriptionIdOf(event.streamId);
+    const value: DispatcherRequest = {
+      id: event.id,
+      type: event.type === 'WebhookTestRequested' ? 'webhook.test' : 'webhook.redelivery',
+      occurredAt: event.metadata.occurredAt,
+      subscriptionId,
+      position: event.position.toString(),
+      deliveryId: typeof event.data['deliveryId'] === 'string' ? event.data['deliveryId'] : null,
+    };
+    return { key: subscriptionId, value: JSON.stringify(value) };
+  };
+
+  return {
+    /** The batch's public messages per topic, in log order. */
+    async toMessages(events: readonly RecordedEvent[]): Promise<Map<string, BusMessage[]>> {
+      const byTopic = new Map<string, BusMessage[]>();
+      const add = (topic: string, message: BusMessage | null) => {
+        if (!message) return;
+        const messages = byTopic.get(topic) ?? [];
+        messages.push(message);
+        byTopic.set(topic, messages);
+      };
+      for (const event of events) {
+        if (isOrderStream(event.streamId)) add(topics.orderEvents, await orderMessage(event));
+        else if (isSubscriptionStream(event.streamId)) add(topics.webhookRequests, requestMessage(event));
+      }
+      return byTopic;
+    },
+  };
+};

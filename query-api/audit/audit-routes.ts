@@ -1,0 +1,97 @@
+import { createRouter } from '../../infrastructure/http/router.ts';
+
+import { z } from 'zod';
+import { authenticate, authorize, principalOf } from '../../identity/authenticate.ts';
+import type { Authenticator } from '../../identity/authenticator.ts';
+import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import { validationFailed } from '../../infrastructure/http/api-error.ts';
+import { sendJson } from '../../infrastructure/http/representation.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
+import { eventResource } from './event-resource.ts';
+
+const position = z
+  .string()
+  .regex(/^\d{1,40}$/, 'must be a log position, as in a position member')
+  .transform(BigInt);
+
+export const auditQuery = z.strictObject({
+  after: position.optional(),
+  before: position.optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(1000, 'must be at most 1000'))
+    .prefault('100'),
+});
+
+/**
+ * GET /audit/events: the whole log in log order, for auditors and admins, in the cursor envelope. `after`
+ * (exclusive) pages forward; the prev link pages back with `before` (exclusive).
+ */
+export const auditRoutes = ({
+  eventStore,
+  authenticator,
+}: {
+  eventStore: EventStore;
+  authenticator: Authenticator;
+}) => {
+  const router = createRouter();
+
+  router.get(
+    '/audit/events',
+    authenticate(authenticator),
+    authorize('listAuditEvents'),
+    async (request, response) => {
+      const { after, before, limit } = parseInput(auditQuery, request.query, 'query');
+      if (after !== undefined && before !== undefined) {
+        throw validationFailed([{ field: 'before', message: 'use either after or before, not both' }]);
+      }
+      const beyond = Object.entries({ after, before }).filter(
+        ([, position]) => position !== undefined && position > eventStore.maxPosition,
+      );
+      if (beyond.length > 0) {
+        throw validationFailed(
+          beyond.map(([field]) => ({
+            field,
+            message: `must be a log position, at most ${eventStore.maxPosition.toString()}`,
+          })),
+        );
+      }
+      let events: RecordedEvent[];
+      let moreOlder: boolean;
+      let moreNewer: boolean;
+      if (before !== undefined) {
+        const page = await eventStore.readAllBackwards({ before, maxCount: limit + 1 });
+        moreOlder = page.length > limit;
+        events = page.slice(0, limit).reverse();
+        moreNewer = events.length > 0;
+      } else {
+        const page = await eventStore.readAll({
+          ...(after === undefined ? {} : { after }),
+          maxCount: limit + 1,
+        });
+        moreNewer = page.length > limit;
+        events = page.slice(0, limit);
+        const first = events[0];
+        moreOlder =
+          first !== undefined &&
+          (await eventStore.readAllBackwards({ before: first.position, maxCount: 1 })).length > 0;
+      }
+      const link = (bound: 'after' | 'before', event: RecordedEvent | undefined) =>
+        event === undefined ? null : `/audit/events?${bound}=${event.position.toString()}&limit=${limit}`;
+      const viewer = { userId: principalOf(response).userId, seesEveryActor: true };
+      response.set('Cache-Control', 'private, no-cache');
+      sendJson(request, response, {
+        meta: { perPage: limit },
+        links: {
+          next: moreNewer ? link('after', events.at(-1)) : null,
+          prev: moreOlder ? link('before', events[0]) : null,
+        },
+        data: events.map((event) => eventResource(event, viewer)),
+      });
+    },
+  );
+
+  return router;
+};

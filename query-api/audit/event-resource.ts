@@ -1,0 +1,32 @@
+import type { RecordedEvent, StreamEvent } from '../../infrastructure/event-store/event-store.ts';
+
+/**
+ * An event of the log as the audit endpoints show it: the stored fact verbatim (its data as recorded, money
+ * in integer minor units), where it sits, when, and who acted. A customer reading the history of its own
+ * order sees the roles of the staff who acted on it, never their user ids.
+ */
+export const eventResource = (
+  event: StreamEvent | RecordedEvent,
+  viewer: { userId: string; seesEveryActor: boolean },
+) => {
+  const { actor, correlationId, occurredAt } = event.metadata;
+  const showsActor = actor === null || viewer.seesEveryActor || actor.userId === viewer.userId;
+  return {
+    id: event.id,
+    type: event.type,
+    streamId: event.streamId,
+    revision: event.revision,
+    ...('position' in event ? { position: event.position.toString() } : {}),
+    occurredAt,
+    actor: actor === null ? null : showsActor ? actor : { roles: actor.roles },
+    correlationId,
+    data: withoutSecrets(event.data),
+  };
+};
+
+/**
+ * Webhook secrets are stored sealed in their subscription's events; even sealed, they do not belong in an
+ * audit answer. The export (events:export) keeps them, so that its hash chain covers the log as stored.
+ */
+const withoutSecrets = (data: Record<string, unknown>) =>
+  'secret' in data ? { ...data, secret: '(sealed; not shown)' } : data;

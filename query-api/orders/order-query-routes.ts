@@ -1,0 +1,169 @@
+import type { Request, Response, Router } from 'express';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import { z } from 'zod';
+import { orderStatuses, orderStreamName } from '../../domain/orders/order.ts';
+import { authenticate, authorize, mayActOn, ownOnly, principalOf } from '../../identity/authenticate.ts';
+import type { Authenticator } from '../../identity/authenticator.ts';
+import { scopeOf, type Operation } from '../../identity/permissions.ts';
+import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
+import { forbidden, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
+import {
+  jsonRepresentation,
+  sendJson,
+  sendRepresentation,
+} from '../../infrastructure/http/representation.ts';
+import { uuidParam } from '../../infrastructure/http/path-params.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
+import type { OrderListQuery, OrderReadModel } from '../../projections/orders/order-read-model.ts';
+import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
+import { decodeOrderEvent } from '../../projections/orders/order-codec.ts';
+import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
+import type { OrderView } from '../../projections/orders/order-projection.ts';
+import { orderResource } from '../../projections/orders/order-resource.ts';
+import { eventResource } from '../audit/event-resource.ts';
+import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
+import { paginationQuery } from '../pagination/pagination-query.ts';
+import { readYourWrites } from '../read-your-writes.ts';
+
+export const listingQuery = z.strictObject({
+  ...paginationQuery,
+  status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
+});
+
+export const revisionQuery = z
+  .string()
+  .regex(/^\d{1,9}$/, 'must be a stream revision: a whole number from 0')
+  .transform(Number);
+
+export type OrderQueryDeps = {
+  readModel: OrderReadModel;
+  eventStore: EventStore;
+  progress: ProjectionProgress;
+  authenticator: Authenticator;
+  /** How long a query with a Consistency-Token waits for the read models. */
+  consistencyTimeoutMs: number;
+};
+
+const noSuchOrder = 'There is no order with this id.';
+
+/** The order as sent: the same bytes, and so the same strong ETag, as the command side's. */
+const representationOf = (details: OrderDetails) =>
+  jsonRepresentation(orderResource(details), { lastModified: details.updatedAt });
+const orderIdParam = (request: Request) => uuidParam(request, 'orderId', noSuchOrder);
+
+/**
+ * The query side of orders: GET /orders, GET /orders/{id} (and ?revision=N), GET /orders/{id}/events.
+ * Orders come from the read model; history and past revisions from the order's stream in the log.
+ */
+export const orderQueryRoutes = ({
+  readModel,
+  eventStore,
+  progress,
+  authenticator,
+  consistencyTimeoutMs,
+}: OrderQueryDeps): Router => {
+  const router = createRouter();
+  const auth = authenticate(authenticator);
+  const consistent = readYourWrites(progress, consistencyTimeoutMs, () => eventStore.headPosition());
+  const reader = (operation: Operation) => [auth, authorize(operation), consistent];
+
+  /**
+   * The order's stream as stored, and its events as the current versions, when the caller may see that
+   * order; 404 otherwise, never 403.
+   */
+  const historyFor = async (request: Request, response: Response) => {
+    const stored = await eventStore.readStream(orderStreamName(orderIdParam(request)));
+    const events = stored.map((event) => decodeOrderEvent(event)!);
+    const order = detailsOf(events);
+    if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
+    return { stored, events };
+  };
+
+  router.get('/orders', ...reader('listOrders'), async (request, response) => {
+    const customerId = ownOnly(response);
+    const query = parseInput(listingQuery, request.query, 'query');
+    if (query.page !== undefined && query.cursor !== undefined) {
+      throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
+    }
+    const filter = {
+      ...(customerId === undefined ? {} : { customerId }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+      limit: query.perPage,
+    };
+
+    if (query.cursor === undefined) {
+      const page = query.page ?? 1;
+      const { orders, total } = await readModel.listOrders({
+        ...filter,
+        kind: 'page',
+        offset: (page - 1) * query.perPage,
+      });
+      return sendJson(request, response, {
+        meta: { total: total ?? 0, page, perPage: query.perPage },
+        data: orders.map(orderResource),
+      });
+    }
+
+    const decoded = query.cursor === '' ? undefined : decodeCursor(query.cursor);
+    if (query.cursor !== '' && !decoded) {
+      throw validationFailed([{ field: 'cursor', message: 'is not a cursor from a links member' }]);
+    }
+    const listing: OrderListQuery = {
+      ...filter,
+      kind: 'cursor',
+      ...(decoded === undefined
+        ? {}
+        : decoded.direction === 'after'
+          ? { after: decoded.at }
+          : { before: decoded.at }),
+    };
+    const { orders, hasMore } = await readModel.listOrders(listing);
+    const link = (direction: 'after' | 'before', order: OrderView | undefined) => {
+      if (!order) return null;
+      const params = new URLSearchParams({
+        cursor: encodeCursor(direction, order),
+        perPage: String(query.perPage),
+      });
+      if (query.status !== undefined) params.set('status', query.status);
+      return `/orders?${params.toString()}`;
+    };
+    const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });
+    sendJson(request, response, {
+      meta: { perPage: query.perPage },
+      links: { next, prev },
+      data: orders.map(orderResource),
+    });
+  });
+
+  router.get('/orders/:orderId', ...reader('getOrder'), async (request, response) => {
+    const revision = request.query['revision'];
+    if (revision !== undefined) {
+      if (scopeOf(principalOf(response).roles, 'getOrderAtRevision') === null) {
+        throw forbidden('Only staff, auditors and admins read an order at a past revision.');
+      }
+      const upTo = parseInput(revisionQuery, revision, 'revision');
+      const { events } = await historyFor(request, response);
+      if (upTo >= events.length) {
+        throw notFound(`The order has revisions 0 to ${events.length - 1}.`);
+      }
+      const order = detailsOf(events.slice(0, upTo + 1));
+      if (!order) throw notFound(noSuchOrder);
+      return sendRepresentation(request, response, representationOf(order));
+    }
+    const order = await readModel.getOrder(orderIdParam(request));
+    if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
+    sendRepresentation(request, response, representationOf(order));
+  });
+
+  router.get('/orders/:orderId/events', ...reader('getOrderEvents'), async (request, response) => {
+    const { stored } = await historyFor(request, response);
+    const viewer = { userId: principalOf(response).userId, seesEveryActor: ownOnly(response) === undefined };
+    sendJson(
+      request,
+      response,
+      stored.map((event) => eventResource(event, viewer)),
+    );
+  });
+
+  return router;
+};

@@ -1,0 +1,119 @@
+import type { Request, Router } from 'express';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import { z } from 'zod';
+import { authenticate, authorize } from '../../identity/authenticate.ts';
+import type { Authenticator } from '../../identity/authenticator.ts';
+import type { Operation } from '../../identity/permissions.ts';
+import { notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
+import { uuidParam } from '../../infrastructure/http/path-params.ts';
+import { sendJson } from '../../infrastructure/http/representation.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
+import type { GlobalPosition } from '../../infrastructure/event-store/event-store.ts';
+import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
+import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
+import { subscriptionResource } from '../../projections/webhook-subscriptions/subscription-view.ts';
+import type { DeliveryAttempt, DeliveryLog } from '../../projections/webhook-deliveries/delivery-log.ts';
+import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
+import { paginationQuery } from '../pagination/pagination-query.ts';
+import { readYourWrites } from '../read-your-writes.ts';
+
+export type WebhookQueryDeps = {
+  subscriptions: WebhookSubscriptionReadModel;
+  deliveryLog: DeliveryLog;
+  /** The subscription projection's progress, for Consistency-Token. */
+  progress: ProjectionProgress;
+  /** The log's last position, to refuse a Consistency-Token beyond it. */
+  headPosition: () => Promise<GlobalPosition | null>;
+  authenticator: Authenticator;
+  consistencyTimeoutMs: number;
+};
+
+const noSuchSubscription = 'There is no webhook subscription with this id.';
+const subscriptionIdParam = (request: Request) => uuidParam(request, 'subscriptionId', noSuchSubscription);
+export const deliveriesQuery = z.strictObject(paginationQuery);
+
+/** Admin configuration: kept by the admin's browser only, revalidated on each use. */
+const adminOnly = { 'Cache-Control': 'private, no-cache' };
+
+/**
+ * Webhook management, the query side: subscriptions from their read model (never a secret), delivery
+ * attempts from the delivery log, newest first, in either envelope.
+ */
+export const webhookQueryRoutes = ({
+  subscriptions,
+  deliveryLog,
+  progress,
+  headPosition,
+  authenticator,
+  consistencyTimeoutMs,
+}: WebhookQueryDeps): Router => {
+  const router = createRouter();
+  const auth = authenticate(authenticator);
+  const consistent = readYourWrites(progress, consistencyTimeoutMs, headPosition);
+  const admin = (operation: Operation) => [auth, authorize(operation), consistent];
+
+  const subscriptionFor = async (request: Request) => {
+    const subscription = await subscriptions.get(subscriptionIdParam(request));
+    if (!subscription) throw notFound(noSuchSubscription);
+    return subscription;
+  };
+
+  router.get('/webhooks', ...admin('listWebhooks'), async (request, response) => {
+    response.set(adminOnly);
+    sendJson(request, response, (await subscriptions.list()).map(subscriptionResource));
+  });
+
+  router.get('/webhooks/:subscriptionId', ...admin('getWebhook'), async (request, response) => {
+    response.set(adminOnly);
+    sendJson(request, response, subscriptionResource(await subscriptionFor(request)));
+  });
+
+  router.get(
+    '/webhooks/:subscriptionId/deliveries',
+    ...admin('listWebhookDeliveries'),
+    async (request, response) => {
+      const { id } = await subscriptionFor(request);
+      const query = parseInput(deliveriesQuery, request.query, 'query');
+      response.set(adminOnly);
+      if (query.page !== undefined && query.cursor !== undefined) {
+        throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
+      }
+      if (query.cursor === undefined) {
+        const page = query.page ?? 1;
+        const { attempts, total } = await deliveryLog.list(id, {
+          kind: 'page',
+          offset: (page - 1) * query.perPage,
+          limit: query.perPage,
+        });
+        return sendJson(request, response, {
+          meta: { total: total ?? 0, page, perPage: query.perPage },
+          data: attempts,
+        });
+      }
+      const decoded = query.cursor === '' ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== '' && !decoded) {
+        throw validationFailed([{ field: 'cursor', message: 'is not a cursor from a links member' }]);
+      }
+      const at = decoded && { attemptedAt: decoded.at.createdAt, id: decoded.at.id };
+      const { attempts, hasMore } = await deliveryLog.list(id, {
+        kind: 'cursor',
+        limit: query.perPage,
+        ...(decoded && at ? (decoded.direction === 'after' ? { after: at } : { before: at }) : {}),
+      });
+      const link = (direction: 'after' | 'before', attempt: DeliveryAttempt | undefined) =>
+        attempt
+          ? `/webhooks/${id}/deliveries?${new URLSearchParams({
+              cursor: encodeCursor(direction, { createdAt: attempt.attemptedAt, id: attempt.id }),
+              perPage: String(query.perPage),
+            }).toString()}`
+          : null;
+      sendJson(request, response, {
+        meta: { perPage: query.perPage },
+        links: cursorLinks({ direction: decoded?.direction, hasMore, items: attempts, link }),
+        data: attempts,
+      });
+    },
+  );
+
+  return router;
+};
