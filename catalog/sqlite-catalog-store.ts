@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { addMissingColumns } from '../infrastructure/sqlite/add-missing-columns.ts';
 import { inWriteTransaction } from '../infrastructure/sqlite/open-database.ts';
 import {
   foldForSearch,
@@ -50,21 +51,10 @@ const toProduct = (row: ProductRow): Product => ({
   stock: row.stock,
 });
 
-/** A read store made before products had stock gets the column (NULL: not tracked), once, whoever opens it first. */
-const addStockColumn = (db: DatabaseSync) => {
-  const hasStock = () =>
-    (db.prepare("SELECT name FROM pragma_table_info('catalog_products')").all() as { name: string }[]).some(
-      (column) => column.name === 'stock',
-    );
-  if (hasStock()) return;
-  inWriteTransaction(db, () => {
-    if (!hasStock()) db.exec('ALTER TABLE catalog_products ADD COLUMN stock INTEGER');
-  });
-};
-
 export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
   db.exec(schema);
-  addStockColumn(db);
+  // A read store made before products had stock gets the column (NULL: not tracked).
+  addMissingColumns(db, 'catalog_products', { stock: 'INTEGER' });
   const upsertCategory = db.prepare(
     'INSERT INTO catalog_categories (id, name) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name',
   );

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { addMissingColumns } from '../infrastructure/sqlite/add-missing-columns.ts';
 import type { RefreshTokenRecord, RefreshTokenStore, Session } from './refresh-tokens.ts';
 
 const schema = `
@@ -16,17 +17,8 @@ const schema = `
   CREATE INDEX IF NOT EXISTS refresh_tokens_expiry ON refresh_tokens (expires_at);
 `;
 
-/** Columns added after the first release: read stores made before get them at open (null until used). */
-const addedColumns = ['session_started_at', 'client_address', 'user_agent'];
-
-const addMissingColumns = (db: DatabaseSync) => {
-  const present = new Set(
-    (db.prepare('PRAGMA table_info(refresh_tokens)').all() as { name: string }[]).map((c) => c.name),
-  );
-  for (const column of addedColumns) {
-    if (!present.has(column)) db.exec(`ALTER TABLE refresh_tokens ADD COLUMN ${column} TEXT`);
-  }
-};
+/** Columns added after the first release: stores made before get them at open (null until used). */
+const addedColumns = { session_started_at: 'TEXT', client_address: 'TEXT', user_agent: 'TEXT' };
 
 type Row = {
   token_hash: string;
@@ -65,7 +57,7 @@ const toSession = (row: Row): Session => ({
 
 export const createSqliteRefreshTokenStore = (db: DatabaseSync): RefreshTokenStore => {
   db.exec(schema);
-  addMissingColumns(db);
+  addMissingColumns(db, 'refresh_tokens', addedColumns);
   // A token saved into a family that was revoked meanwhile is born revoked.
   const insert = db.prepare(
     `INSERT INTO refresh_tokens (token_hash, family_id, user_id, issued_at, expires_at, session_started_at,
