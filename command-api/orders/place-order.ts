@@ -8,8 +8,26 @@ import { orderLimits } from './order-schemas.ts';
 
 const productIdFormat = /^[1-9]\d{0,14}$/;
 
-const isOrderableQuantity = (quantity: number) =>
-  Number.isInteger(quantity) && quantity >= 1 && quantity <= orderLimits.maxQuantity;
+const isNonEmpty = <T>(values: readonly T[]): values is readonly [T, ...T[]] => values.length > 0;
+
+const quantityProblem = (quantity: number): string | null => {
+  if (!Number.isInteger(quantity)) return 'must be an integer';
+  if (quantity < 1) return 'must be greater than 0';
+  if (quantity > orderLimits.maxQuantity) return `must be at most ${orderLimits.maxQuantity}`;
+  return null;
+};
+
+/**
+ * One check with one message. zod's own int() check would stop every later check of the request, and the
+ * list of lines would then go unchecked for duplicates; the document still shows an integer with its bounds.
+ */
+const quantity = z
+  .number({ error: 'must be an integer' })
+  .superRefine((value, context) => {
+    const message = quantityProblem(value);
+    if (message) context.addIssue({ code: 'custom', message });
+  })
+  .meta({ type: 'integer', minimum: 1, maximum: orderLimits.maxQuantity });
 
 /** The product a line refers to, once found; lines whose product is unknown (or malformed) have none. */
 const productIdOf = (item: unknown): number | undefined => {
@@ -45,14 +63,10 @@ export const placeOrderRequest = ({ catalog, users }: Lookups, customerId: strin
                 }
                 return product;
               }),
-            quantity: z
-              .number({ error: 'must be an integer' })
-              .int('must be an integer')
-              .min(1, 'must be greater than 0')
-              .max(orderLimits.maxQuantity, `must be at most ${orderLimits.maxQuantity}`),
+            quantity,
           })
           .superRefine(({ productId: product, quantity }, context) => {
-            if (!isOrderableQuantity(quantity)) return; // its own message says what is wrong with it
+            if (quantityProblem(quantity)) return; // its own message says what is wrong with it
             if (product.stock === null || quantity <= product.stock) return;
             context.addIssue({
               code: 'custom',
@@ -108,17 +122,19 @@ export const placeOrderCommand = (
   order: { orderId: string; customerId: string; placedAt: string; currency: string },
 ): PlaceOrder => {
   const { street, city, postalCode, country } = request.shippingAddressId;
+  const items = request.items.map(({ productId: product, quantity }) => ({
+    productId: String(product.id),
+    productName: product.name,
+    quantity,
+    unitPrice: money(product.priceMinor, order.currency),
+  }));
+  if (!isNonEmpty(items)) throw new Error('the request schema lets no order without items through');
   return {
     type: 'PlaceOrder',
     data: {
       orderId: order.orderId,
       customerId: order.customerId,
-      items: request.items.map(({ productId: product, quantity }) => ({
-        productId: String(product.id),
-        productName: product.name,
-        quantity,
-        unitPrice: money(product.priceMinor, order.currency),
-      })),
+      items,
       shippingAddress: { street, city, postalCode, country },
       note: request.note ?? null,
       placedAt: order.placedAt,

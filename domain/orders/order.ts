@@ -37,7 +37,7 @@ export type PlaceOrder = {
   data: {
     orderId: string;
     customerId: string;
-    items: readonly OrderLine[];
+    items: readonly [OrderLine, ...OrderLine[]];
     shippingAddress: Address;
     note: string | null;
     placedAt: string;

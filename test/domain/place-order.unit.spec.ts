@@ -7,6 +7,8 @@ import { line, orderPlaced, placeOrder } from '../support/order-fixtures.ts';
 
 const spec = deciderSpecification(orderDecider);
 
+// What a line may be (quantities, distinct products, one currency) is a rule of the request, specified in
+// test/orders/place-order-request.unit.spec.ts; the decider's refusals here depend on the order's state.
 describe('placing an order', () => {
   it('records the priced lines and their total in minor units', () => {
     spec.given([]).when(placeOrder()).then([orderPlaced()]);
@@ -21,38 +23,6 @@ describe('placing an order', () => {
       paidMinor: 0,
       paymentIds: [],
     });
-  });
-
-  it('needs at least one item', () => {
-    spec
-      .given([])
-      .when(placeOrder([]))
-      .thenThrows(InvariantViolationError, {
-        violations: [{ field: 'items', message: 'an order needs at least one item' }],
-      });
-  });
-
-  it('reports every bad line at once, with its index', () => {
-    spec
-      .given([])
-      .when(placeOrder([line('a', 0, 100), line('b', 1.5, 100), line('a', 1, 100), line('c', 1, 100, 'USD')]))
-      .thenThrows(InvariantViolationError, {
-        violations: [
-          { field: 'items[0].quantity', message: 'must be an integer greater than 0' },
-          { field: 'items[1].quantity', message: 'must be an integer greater than 0' },
-          { field: 'items[2].productId', message: 'product appears more than once' },
-          { field: 'items[3].unitPrice', message: 'all items must share one currency' },
-        ],
-      });
-  });
-
-  it('refuses a negative quantity', () => {
-    spec
-      .given([])
-      .when(placeOrder([line('a', -1, 100)]))
-      .thenThrows(InvariantViolationError, {
-        violations: [{ field: 'items[0].quantity', message: 'must be an integer greater than 0' }],
-      });
   });
 
   it('cannot place the same order twice', () => {

@@ -23,7 +23,7 @@ export const line = (
 export const address = { street: '1 Main Street', city: 'Lyon', postalCode: '69001', country: 'FR' };
 
 export const placeOrder = (
-  items: OrderLine[] = [line('p-1', 2, 1999), line('p-2', 1, 500)],
+  items: readonly [OrderLine, ...OrderLine[]] = [line('p-1', 2, 1999), line('p-2', 1, 500)],
 ): OrderCommand => ({
   type: 'PlaceOrder',
   data: { orderId, customerId, items, shippingAddress: address, note: null, placedAt: at(0) },

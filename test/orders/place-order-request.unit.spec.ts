@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import type { Product } from '../../catalog/catalog.ts';
+import { placeOrderCommand, placeOrderRequest } from '../../command-api/orders/place-order.ts';
+import type { StoredAddress } from '../../identity/users.ts';
+import { fieldErrors } from '../../infrastructure/http/validation.ts';
+
+/**
+ * The rules of POST /orders' body, all in one schema: the shape of each line, distinct products, the stock
+ * at this moment, the caller's own address. Lookups are in memory here; over HTTP the same rules are
+ * specified in place-order.e2e.spec.ts and stock-check.e2e.spec.ts.
+ */
+const product = (id: number, stock: number | null, priceMinor = 1000): Product => ({
+  id,
+  name: `Product ${id}`,
+  priceMinor,
+  updatedAt: '2026-01-01T00:00:00Z',
+  categoryId: 'c-1',
+  stock,
+});
+const products = new Map([1, 2, 3].map((id) => [id, product(id, null)]));
+products.set(4, product(4, 0));
+products.set(5, product(5, 3));
+
+const customerId = 'customer-1';
+const address: StoredAddress = {
+  id: '5d0c3a8e-8f0e-4a53-9a65-0b8c8e3e7f10',
+  street: '1 Main Street',
+  city: 'Lyon',
+  postalCode: '69001',
+  country: 'FR',
+  createdAt: '2026-01-01T00:00:00Z',
+};
+
+const schema = placeOrderRequest(
+  {
+    catalog: { getProduct: (id) => Promise.resolve(products.get(id) ?? null) },
+    users: {
+      findAddress: (owner, id) => Promise.resolve(owner === customerId && id === address.id ? address : null),
+    },
+  },
+  customerId,
+);
+
+/** Every problem of the body, in the order of its fields (lookups answer in their own time). */
+const problems = async (body: unknown) => {
+  const result = await schema.safeParseAsync(body);
+  return result.success ? [] : fieldErrors(result.error).sort((a, b) => a.field.localeCompare(b.field));
+};
+
+const order = (items: unknown[], shippingAddressId = address.id) => ({ items, shippingAddressId });
+
+describe('the POST /orders request', () => {
+  it('yields the products and the address themselves, and the command prices them from the catalogue', async () => {
+    const request = await schema.parseAsync(order([{ productId: '1', quantity: 2 }], address.id));
+    expect(request.items[0]?.productId).toEqual(products.get(1));
+    expect(request.shippingAddressId).toEqual(address);
+    const command = placeOrderCommand(request, {
+      orderId: 'o-1',
+      customerId,
+      placedAt: '2026-02-01T00:00:00Z',
+      currency: 'EUR',
+    });
+    expect(command.data.items).toEqual([
+      {
+        productId: '1',
+        productName: 'Product 1',
+        quantity: 2,
+        unitPrice: { amountMinor: 1000, currency: 'EUR' },
+      },
+    ]);
+    expect(command.data.shippingAddress).toEqual({
+      street: '1 Main Street',
+      city: 'Lyon',
+      postalCode: '69001',
+      country: 'FR',
+    });
+    expect(command.data.note).toBeNull();
+  });
+
+  it('needs at least one item', async () => {
+    expect(await problems(order([]))).toEqual([
+      { field: 'items', message: 'an order needs at least one item' },
+    ]);
+  });
+
+  it('reports every bad line at once, with its index', async () => {
+    expect(
+      await problems(
+        order([
+          { productId: '1', quantity: 0 },
+          { productId: '2', quantity: 1.5 },
+          { productId: '1', quantity: 1 },
+          { productId: '3', quantity: -1 },
+          { productId: '3x', quantity: 1 },
+        ]),
+      ),
+    ).toEqual([
+      { field: 'items[0].quantity', message: 'must be greater than 0' },
+      { field: 'items[1].quantity', message: 'must be an integer' },
+      { field: 'items[2].productId', message: 'product appears more than once; raise the quantity instead' },
+      { field: 'items[3].quantity', message: 'must be greater than 0' },
+      { field: 'items[4].productId', message: 'no product with this id' },
+    ]);
+  });
+
+  it('reports the stock only for a quantity that is otherwise acceptable', async () => {
+    expect(
+      await problems(
+        order([
+          { productId: '4', quantity: 1 },
+          { productId: '5', quantity: 4 },
+        ]),
+      ),
+    ).toEqual([
+      { field: 'items[0].quantity', message: 'sold out: 0 available' },
+      { field: 'items[1].quantity', message: 'only 3 available' },
+    ]);
+    expect(await problems(order([{ productId: '5', quantity: 1001 }]))).toEqual([
+      { field: 'items[0].quantity', message: 'must be at most 1000' },
+    ]);
+    expect(await problems(order([{ productId: '5', quantity: 3 }]))).toEqual([]);
+  });
+
+  it("accepts only one of the caller's stored addresses", async () => {
+    const otherCustomers = placeOrderRequest(
+      {
+        catalog: { getProduct: (id) => Promise.resolve(products.get(id) ?? null) },
+        users: { findAddress: () => Promise.resolve(null) },
+      },
+      'customer-2',
+    );
+    const result = await otherCustomers.safeParseAsync(order([{ productId: '1', quantity: 1 }]));
+    expect(result.success ? [] : fieldErrors(result.error)).toEqual([
+      { field: 'shippingAddressId', message: 'you have no stored address with this id' },
+    ]);
+    expect(await problems(order([{ productId: '1', quantity: 1 }], 'not-a-uuid'))).toEqual([
+      { field: 'shippingAddressId', message: 'must be the id of one of your stored addresses' },
+    ]);
+  });
+
+  it('refuses what is not an array of lines, and unknown fields', async () => {
+    expect(await problems({ items: 'x', shippingAddressId: address.id, extra: 1 })).toEqual([
+      { field: 'extra', message: 'unknown field' },
+      { field: 'items', message: 'must be an array of items' },
+    ]);
+  });
+});
