@@ -1,0 +1,103 @@
+// Issue 31's goals table. Each benchmark that measures a row writes it (--goals FILE, JSON lines); run-all.ts
+// gathers them, prints the table and puts it in BENCHMARKS.md. A row carries the issue's "today" beside
+// this run's figures and, for each goal, whether it was met.
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { markdownTable } from './report.ts';
+
+export type GoalCheck = {
+  /** What is compared, as the issue words it: "of its ceiling with the log line", "of bare", "x the Emmett peer". */
+  what: string;
+  /** The goal, e.g. ">= 0.8". */
+  goal: string;
+  /** This run's figure, as printed (e.g. "0.47", "1.9x", "17.1 ms"). */
+  now: string;
+  met: boolean | undefined;
+};
+
+export type GoalRow = {
+  /** Sort key: the issue's order. */
+  order: number;
+  path: string;
+  /** The issue's "today" column. */
+  today: string;
+  checks: GoalCheck[];
+  /** Measured figures behind the ratios (requests/s, µs of CPU per request, ms). */
+  detail: string;
+};
+
+/** The `--goals` option of parseArgs. */
+export const goalsOption = { goals: { type: 'string' } } as const;
+
+export const writeGoals = (file: string | undefined, rows: readonly GoalRow[]) => {
+  if (file === undefined) return;
+  for (const row of rows) appendFileSync(file, `${JSON.stringify(row)}\n`);
+};
+
+export const readGoals = (file: string): GoalRow[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as GoalRow)
+        .sort((a, b) => a.order - b.order)
+    : [];
+
+export const ratio = (value: number, digits = 2) => value.toFixed(digits);
+
+/** At least `goal`, as a check. */
+export const atLeast = (what: string, value: number, goal: number, suffix = ''): GoalCheck => ({
+  what,
+  goal: `>= ${goal}${suffix}`,
+  now: `${ratio(value)}${suffix}`,
+  met: Number.isFinite(value) ? value >= goal : undefined,
+});
+
+/** At most `goal`, as a check. */
+export const atMost = (what: string, value: number, goal: number, unit: string, digits = 1): GoalCheck => ({
+  what,
+  goal: `<= ${goal} ${unit}`.trim(),
+  now: `${value.toFixed(digits)} ${unit}`.trim(),
+  met: Number.isFinite(value) ? value <= goal : undefined,
+});
+
+/** Below `goal`, as a check. */
+export const below = (what: string, value: number, goal: number, unit: string, digits = 1): GoalCheck => ({
+  what,
+  goal: `< ${goal} ${unit}`.trim(),
+  now: `${value.toFixed(digits)} ${unit}`.trim(),
+  met: Number.isFinite(value) ? value < goal : undefined,
+});
+
+const mark = (met: boolean | undefined) => (met === undefined ? '?' : met ? 'met' : 'not met');
+
+/** One line per check: path, what, goal, today (the issue's), now, met. */
+export const goalsTable = (rows: readonly GoalRow[]) =>
+  markdownTable(
+    ['path', 'compared with', 'goal', 'today (issue 31)', 'this run', ''],
+    rows.flatMap((row) =>
+      row.checks.map((check, index) => [
+        index === 0 ? row.path : '',
+        check.what,
+        check.goal,
+        index === 0 ? row.today : '',
+        check.now,
+        mark(check.met),
+      ]),
+    ),
+  );
+
+/** The same for a terminal. */
+export const printGoals = (rows: readonly GoalRow[]) => {
+  const lines = rows.flatMap((row) =>
+    row.checks.map((check, index) => ({
+      path: index === 0 ? row.path : '',
+      'compared with': check.what,
+      goal: check.goal,
+      'today (issue 31)': index === 0 ? row.today : '',
+      'this run': check.now,
+      '': mark(check.met),
+    })),
+  );
+  console.table(lines);
+  for (const row of rows) if (row.detail) console.log(`${row.path}: ${row.detail}`);
+};
