@@ -20,6 +20,7 @@ import {
   reportOption,
   writeReport,
 } from './support/report.ts';
+import { atMost, below, goalsOption, writeGoals } from './support/goals.ts';
 import { benchMode, modeOption, startBenchService } from './support/services.ts';
 
 const { values } = parseArgs({
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     visibility: { type: 'string', default: '1000' },
     ...modeOption,
     ...reportOption,
+    ...goalsOption,
   },
 });
 const mode = benchMode(values.mode);
@@ -333,6 +335,25 @@ const cpuByProcess =
         ]),
       )}\n`;
 const ms2 = (value: number) => figure(value, 2);
+if (mode === 'embedded')
+  writeGoals(values.goals, [
+    {
+      order: 7,
+      path: 'memory under the orders load',
+      today: '496 MB',
+      checks: [atMost('high-water RSS of the service', writerMemory.peakMb, 300, 'MB', 0)],
+      detail:
+        `${idleMemory.rssMb} MB idle, ${writerMemory.peakMb} MB high-water after ${rounds} rounds of ${durationSeconds} s ` +
+        `of POST and of GET and ${visibilitySamples} orders for visibility (${writerMemory.rssMb} MB at the end)`,
+    },
+    {
+      order: 8,
+      path: 'embedded: 201 to readable',
+      today: '17.6 ms',
+      checks: [below('p99', percentile(visible, 99), 20, 'ms')],
+      detail: `${visibilitySamples} orders one after another: p50 ${ms2(percentile(visible, 50))} ms, max ${ms2(Math.max(...visible))} ms`,
+    },
+  ]);
 writeReport(
   values.report,
   `## Orders${mode === 'distributed' ? ' (distributed mode)' : ''}: POST /orders, GET /orders/{id}, 201 to readable

@@ -28,6 +28,7 @@ import {
   sqliteScratchOrderReadModel,
 } from '../projections/orders/sqlite-order-read-model.ts';
 import { projectFile, startProcess } from './support/processes.ts';
+import { atLeast, atMost, goalsOption, writeGoals } from './support/goals.ts';
 import { figure, markdownTable, memoryOf, reportOption, writeReport } from './support/report.ts';
 
 const { values } = parseArgs({
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     replay: { type: 'string' },
     ...reportOption,
+    ...goalsOption,
   },
 });
 
@@ -213,6 +215,23 @@ if (values.replay !== undefined) {
       `${roundsOf(serviceReplays)} s against ${roundsOf(bareReplays)} s); memory high-water mark ` +
       `${result.maxRssMb} MB RSS against ${bare.maxRssMb} MB`,
   );
+  const firstStartInRebuilds = firstStart.ready / 1000 / result.seconds;
+  writeGoals(values.goals, [
+    {
+      order: 5,
+      path: `projections:rebuild (${figure(result.events)} events)`,
+      today: '0.78',
+      checks: [atLeast('of the bare node:sqlite replay', rate(result) / rate(bare), 0.9)],
+      detail: `${figure(rate(result))} events/s against ${figure(rate(bare))} (medians of ${values.rounds} rounds: ${figure(result.seconds, 2)} s against ${figure(bare.seconds, 2)} s)`,
+    },
+    {
+      order: 6,
+      path: `first start, only the order read model checkpointed (${figure(result.events)} events)`,
+      today: '39 s, about 4x',
+      checks: [atMost('ready, in rebuild times', firstStartInRebuilds, 2, 'x', 1)],
+      detail: `ready after ${figure(firstStart.ready / 1000, 1)} s (listening after ${figure(firstStart.listening / 1000, 1)} s); the rebuild took ${figure(result.seconds, 2)} s`,
+    },
+  ]);
   const startRows = [
     ['first start (order read model replayed, other followers from the log start)', firstStart],
     ['restart (everything checkpointed)', restart],

@@ -1,6 +1,7 @@
 // Every benchmark, one after the other, each in its own process, then BENCHMARKS.md written from what they
-// measured: the machine and Node version, each benchmark's section (its figures beside the baseline it
-// measured in the same run), the distributed mode's where its servers are set (MONGODB_URL and
+// measured: the machine and Node version, issue 31's goals table (gathered from the rows the benchmarks
+// write with --goals, and printed at the end of the run), each benchmark's section (its figures beside the
+// baseline it measured in the same run), the distributed mode's where its servers are set (MONGODB_URL and
 // KAFKA_BROKERS), and bench/NOTES.md (profiles, what changed the figures, and why).
 // Run: npm run bench   Options: --quick (short runs, to try the suite) --out FILE (default BENCHMARKS.md)
 import { execFileSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { cpus, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { goalsTable, printGoals, readGoals, withMissingRows } from './support/goals.ts';
 
 const { values } = parseArgs({
   options: {
@@ -20,24 +22,24 @@ const projectFile = (path: string) => fileURLToPath(new URL(`../${path}`, import
 const distributed = Boolean(process.env['MONGODB_URL'] && process.env['KAFKA_BROKERS']);
 
 const quick = (args: string[]) => (values.quick ? args : []);
-const benchmarks = [
+// `goals`: the benchmark writes rows of issue 31's goals table (--goals FILE).
+const benchmarks: { name: string; script: string; args: string[]; goals?: boolean }[] = [
   {
     name: 'event-store',
     script: 'bench/event-store-append.ts',
     args: quick(['--single', '5000', '--batched', '50000', '--rounds', '1']),
   },
-  {
-    name: 'products',
-    script: 'bench/products-http.ts',
-    args: quick(['--rounds', '1', '--duration', '3']),
-  },
+  // GET /orders/{id}, POST /orders and GET /products/{id} (200, 304) beside bare, their ceilings and the
+  // Emmett peer (bench:products's bare-against-service comparison is part of it).
+  { name: 'hot-paths', script: 'bench/hot-paths.ts', args: quick(['--quick']), goals: true },
   {
     name: 'orders',
     script: 'bench/orders-http.ts',
     args: quick(['--rounds', '1', '--duration', '3', '--visibility', '200']),
+    goals: true,
   },
-  { name: 'replay', script: 'bench/replay.ts', args: quick(['--orders', '20000']) },
-  { name: 'webhooks', script: 'bench/webhooks.ts', args: quick(['--duration', '5']) },
+  { name: 'replay', script: 'bench/replay.ts', args: quick(['--orders', '20000']), goals: true },
+  { name: 'webhooks', script: 'bench/webhooks.ts', args: quick(['--duration', '5']), goals: true },
   ...(distributed
     ? [
         {
@@ -62,16 +64,51 @@ const benchmarks = [
 ];
 
 const reports = mkdtempSync(join(tmpdir(), 'bench-reports-'));
+const goalsFile = join(reports, 'goals.jsonl');
 const sections: string[] = [];
-for (const { name, script, args } of benchmarks) {
+const failed: string[] = [];
+const loadAtStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
+for (const { name, script, args, goals } of benchmarks) {
   const report = join(reports, `${name}.md`);
   process.stdout.write(`\n=== ${name}: node ${script} ${args.join(' ')}\n`);
   const started = performance.now();
-  execFileSync(process.execPath, [projectFile(script), ...args, '--report', report], { stdio: 'inherit' });
+  try {
+    execFileSync(
+      process.execPath,
+      [projectFile(script), ...args, '--report', report, ...(goals ? ['--goals', goalsFile] : [])],
+      { stdio: 'inherit' },
+    );
+  } catch (error) {
+    // One benchmark that fails (a server shedding load on a busy machine, say) leaves the others' figures.
+    failed.push(name);
+    process.stdout.write(`=== ${name} failed: ${String(error).split('\n')[0]}\n`);
+    sections.push(`## ${name}\n\n\`node ${script}\` failed in this run: see its output.`);
+    continue;
+  }
   process.stdout.write(`=== ${name}: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   sections.push(readFileSync(report, 'utf8'));
 }
+const goalRows = withMissingRows(readGoals(goalsFile));
 rmSync(reports, { recursive: true, force: true });
+const loadAtEnd = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
+
+process.stdout.write(
+  `\n=== issue 31's goals (load average ${loadAtStart} at the start, ${loadAtEnd} at the end)\n`,
+);
+printGoals(goalRows);
+const goalsSection = `## Issue 31's goals
+
+Gathered from the sections below (same run, pinned as they say, medians of the rounds), ${new Date().toISOString().slice(0, 10)}, load
+average ${loadAtStart} at the start of the run and ${loadAtEnd} at its end. "Today" is what the issue measured
+before its work began. The ratios to the ceilings and the peer are the service's requests/s over theirs;
+"of bare" is over the bare node:http server's.
+
+${goalsTable(goalRows)}
+
+${goalRows
+  .filter((row) => row.detail)
+  .map((row) => `- ${row.path}: ${row.detail}.`)
+  .join('\n')}`;
 
 const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
 const header = `# Benchmarks
@@ -96,6 +133,10 @@ scripts/services.sh (FerretDB and Kafka) and export their addresses, then rerun 
 const notes = readFileSync(projectFile('bench/NOTES.md'), 'utf8');
 writeFileSync(
   values.out,
-  [header, ...sections, ...skipped, notes].map((part) => part.trim()).join('\n\n') + '\n',
+  [header, goalsSection, ...sections, ...skipped, notes].map((part) => part.trim()).join('\n\n') + '\n',
 );
 process.stdout.write(`\nwrote ${values.out}\n`);
+if (failed.length > 0) {
+  process.stdout.write(`failed: ${failed.join(', ')}\n`);
+  process.exitCode = 1;
+}
