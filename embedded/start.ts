@@ -36,6 +36,7 @@ import { startProjectionRunner } from '../projections/projection-runner.ts';
 import { createSqliteCheckpointStore } from '../projections/sqlite-checkpoint-store.ts';
 import { createSqliteOrderReadModel } from '../projections/sqlite-order-read-model.ts';
 import { auditRoutes } from '../query-api/audit-routes.ts';
+import { consoleRoutes } from '../query-api/console/console-routes.ts';
 import { orderQueryRoutes } from '../query-api/order-query-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
@@ -191,6 +192,8 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
       }),
       auditRoutes({ eventStore, authenticator: identity.authenticator }),
       ...webhooks.routers(identity.authenticator),
+      // The operator console at /console: a page of this origin that uses the API above, as any client.
+      consoleRoutes(),
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
     loadShedding: loadShedding.middleware,
