@@ -5,9 +5,9 @@
  */
 import { html } from './html.js';
 import { bucketAttempts, describeSpan } from './lib/buckets.js';
+import { deliveryOutcomes } from './lib/vocabulary.js';
 
-/** Outcomes of a delivery attempt (GET /webhooks/{id}/deliveries), in the order the chart stacks them. */
-export const outcomes = ['delivered', 'failed', 'timeout', 'network-error', 'refused', 'gone', 'cancelled'];
+const outcomes = deliveryOutcomes;
 
 const width = 640;
 const height = 200;

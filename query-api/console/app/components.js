@@ -18,16 +18,19 @@ export const useLoad = (load, deps) => {
     /** @type {LoadState} */ ({ data: undefined, error: null, loading: true }),
   );
   const generation = useRef(0);
-  // Keeps what was shown while it loads again (a live refresh does not blank the view).
+  // Keeps what was shown while it loads again (a live refresh does not blank the view). Resolves with
+  // what it loaded (undefined when that failed), for a caller that waits for it.
   const reload = useCallback(async () => {
     const current = ++generation.current;
     setState((previous) => ({ ...previous, loading: true }));
     try {
       const data = await load();
       if (current === generation.current) setState({ data, error: null, loading: false });
+      return data;
     } catch (error) {
       if (current === generation.current)
         setState({ data: undefined, error: asProblem(error), loading: false });
+      return undefined;
     }
   }, deps);
   useEffect(() => {

@@ -35,7 +35,7 @@ export type CursorPage<T> = {
   data: T[];
 };
 
-export type Actor = { userId?: string; roles: string[] } | null;
+export type Actor = { userId?: string; roles: readonly string[] } | null;
 
 export type StoredEvent = {
   id: string;

@@ -23,23 +23,7 @@ import { href, navigate } from '../router.js';
 import { orderIdOfStream, shortId, subscriptionIdOfStream } from '../lib/format.js';
 import { may } from '../lib/permissions.js';
 import { buildAuditExport } from '../lib/audit-export.js';
-
-/** The event types of the log: the order's and the webhook subscription's (domain/). */
-export const eventTypes = [
-  'OrderPlaced',
-  'OrderConfirmed',
-  'OrderShipped',
-  'OrderDelivered',
-  'OrderCancelled',
-  'PaymentReceived',
-  'WebhookSubscriptionRegistered',
-  'WebhookSubscriptionChanged',
-  'WebhookSecretRotated',
-  'WebhookSubscriptionDisabled',
-  'WebhookSubscriptionRemoved',
-  'WebhookTestRequested',
-  'WebhookRedeliveryRequested',
-];
+import { eventTypes } from '../lib/vocabulary.js';
 
 const pageSize = 50;
 /** A filtered view reads up to this many pages of 1,000 events for one page of matches. */

@@ -12,7 +12,7 @@ import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import { Loading, ProblemMessage, ViewHeading, asProblem } from '../components.js';
 import { Sparkline } from '../charts.js';
 import { parsePrometheusText, requestsByRoute, singleValue, valuesByLabel } from '../lib/prometheus.js';
-import { outcomes } from '../charts.js';
+import { deliveryOutcomes as outcomes } from '../lib/vocabulary.js';
 
 const refreshMs = 5_000;
 const keptReadings = 30;
@@ -155,9 +155,7 @@ const Readings = ({ reading, previous, rates }) => {
       <h2 id="deliveries-heading">Webhook deliveries</h2>
       ${
         Object.keys(deliveries).length === 0
-          ? html`<p class="hint">Not reported by this process: the webhook dispatcher reports them on its own <code>/metrics</code>${
-              Object.keys(lags).length > 0 ? ' (or none was attempted since it started)' : ''
-            }.</p>`
+          ? html`<p class="hint">None counted here: the process that delivers webhooks counts its attempts (the embedded process, once it made one; in the distributed mode the webhook dispatcher, on its own <code>/metrics</code>).</p>`
           : html`<table class="compact">
             <caption class="visually-hidden">Delivery attempts since the process started, by outcome</caption>
             <thead><tr><th scope="col">Outcome</th><th scope="col" class="number">Attempts</th></tr></thead>

@@ -224,8 +224,9 @@ const Actions = ({ api, user, order, etag, reload }) => {
         </form>`
         : null
     }
+    ${mayPay && outstanding <= 0 ? html`<p class="hint">Paid in full.</p>` : null}
     ${
-      mayPay
+      mayPay && outstanding > 0
         ? html`<form
           class="inline-form"
           aria-labelledby="payment-heading"

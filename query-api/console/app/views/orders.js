@@ -12,8 +12,8 @@ import { Loading, Pager, ProblemMessage, StatusBadge, Time, ViewHeading, useLoad
 import { href, navigate } from '../router.js';
 import { formatMoney, shortId, uuidPattern } from '../lib/format.js';
 import { scopeOf } from '../lib/permissions.js';
+import { orderStatuses } from '../lib/vocabulary.js';
 
-export const orderStatuses = ['pending', 'confirmed', 'shipped', 'delivered', 'cancelled'];
 const perPage = '20';
 
 /** The console's link for a link of the API's cursor envelope (`/orders?cursor=...`). @param {string | null} link */

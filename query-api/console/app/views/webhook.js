@@ -9,7 +9,7 @@
  * @typedef {import('./orders.js').ViewProps} ViewProps
  */
 import { html } from '../html.js';
-import { useEffect, useRef, useState } from '../vendor/hooks.js';
+import { useEffect, useState } from '../vendor/hooks.js';
 import {
   Loading,
   Pager,
@@ -55,25 +55,26 @@ export const WebhookView = ({ api, route }) => {
     [id, cursor],
   );
 
-  // After a test or retry: read the attempts every second until one newer than those shown arrives.
+  // After a test or retry: read the attempts every second until one for it, newer than those shown, arrives.
   const [following, setFollowing] = useState(
-    /** @type {{ newest: string | null, what: string } | null} */ (null),
+    /** @type {{ newest: string | null, what: string, matches: (attempt: DeliveryAttempt) => boolean } | null} */ (
+      null
+    ),
   );
   const [arrived, setArrived] = useState(/** @type {DeliveryAttempt | null} */ (null));
-  const latest = useRef(attempts.data);
-  latest.current = attempts.data;
   useEffect(() => {
     if (!following) return;
     const until = Date.now() + followMs;
     const timer = setInterval(async () => {
-      await attempts.reload();
-      const newest = latest.current?.data[0];
-      if (
-        newest &&
-        newest.id !== following.newest &&
-        (following.newest === null || newest.id > following.newest)
-      ) {
-        setArrived(newest);
+      const page = await attempts.reload();
+      const newer = (page?.data ?? []).filter(
+        (attempt) =>
+          (following.newest === null || attempt.id > following.newest) && following.matches(attempt),
+      );
+      // Attempts come newest first: the first one made for the request is the last of these.
+      const first = newer.at(-1);
+      if (first) {
+        setArrived(first);
         setFollowing(null);
       } else if (Date.now() > until) {
         setFollowing(null);
@@ -82,22 +83,22 @@ export const WebhookView = ({ api, route }) => {
     return () => clearInterval(timer);
   }, [following]);
 
-  /** @param {string} what */
-  const follow = (what) => {
+  /** @param {string} what @param {(attempt: DeliveryAttempt) => boolean} matches */
+  const follow = (what, matches) => {
     setArrived(null);
-    setFollowing({ newest: attempts.data?.data[0]?.id ?? null, what });
+    setFollowing({ newest: attempts.data?.data[0]?.id ?? null, what, matches });
   };
 
   const test = useAction(async () => {
     await api.command(`/webhooks/${id}/test`);
-    follow('the test event');
+    follow('the test event', (attempt) => attempt.eventType === 'webhook.test');
     return 'A test event was requested.';
   });
   const retry = useAction(
     /** @param {DeliveryAttempt} attempt */
     async (attempt) => {
       await api.command(`/webhooks/${id}/deliveries/${attempt.deliveryId}/retry`);
-      follow(`the ${attempt.eventType} event`);
+      follow(`the ${attempt.eventType} event`, (next) => next.deliveryId === attempt.deliveryId);
       return `Delivery of ${attempt.eventType} (${shortId(attempt.eventId)}) requested again.`;
     },
   );
