@@ -80,7 +80,6 @@ export const consoleRoutes = ({ commandApiUrl }: { commandApiUrl?: string | unde
     next();
   });
   router.get('/console', (request, response) => sendRepresentation(request, response, shell));
-  router.get('/console/', (_request, response) => response.redirect(308, '/console'));
   router.get('/console/assets/:version/*file', (request, response, next) => {
     const file = (request.params['file'] as unknown as string[]).join('/');
     const asset = request.params['version'] === assets.version ? assets.files.get(file) : undefined;
