@@ -103,6 +103,8 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           <div><dt>Event id</dt><dd><code>${event.id}</code></dd></div>
         </dl>
       </header>
+      <div class=${state ? 'entry-body with-state' : 'entry-body'}>
+      <div class="entry-main">
       ${
         state
           ? html`<section class="changes" aria-label=${`What changed with event ${event.revision}`}>
@@ -128,10 +130,11 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           </section>`
           : null
       }
-      <details class="event-data">
+      <details class="event-data" open=${!state}>
         <summary>Event data, as stored</summary>
         <${JsonValue} value=${event.data} />
       </details>
+      </div>
       ${
         state
           ? html`<details class="state" open=${!first && changes.length > 0}>
@@ -140,6 +143,7 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           </details>`
           : null
       }
+      </div>
     </article>
   </li>`;
 };
