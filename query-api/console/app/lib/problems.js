@@ -28,9 +28,9 @@ export const problemInWords = (status, problem) => {
       };
     case 401:
       return {
-        title: 'Your session has ended',
+        title: 'Not signed in',
         detail: detail || 'The service no longer accepts your sign-in.',
-        hints: ['Sign in again.'],
+        hints: [],
       };
     case 403:
       return {
