@@ -17,6 +17,7 @@ const httpSuites = [
   'test/catalog/*.e2e.spec.ts',
   'test/openapi/*.e2e.spec.ts',
   'test/robustness/*.e2e.spec.ts',
+  'test/console/*.e2e.spec.ts',
 ];
 
 export default defineConfig({

@@ -22,6 +22,8 @@ type ExportRecord =
       position: string;
       streamId: string;
       revision: number;
+      /** The version of its type's data it was written in (1 for events stored before versions were kept). */
+      version: number;
       id: string;
       type: string;
       data: unknown;
@@ -56,6 +58,7 @@ export const exportEvents = async (
         position: event.position.toString(),
         streamId: event.streamId,
         revision: event.revision,
+        version: event.metadata.schemaVersion ?? 1,
         id: event.id,
         type: event.type,
         data: event.data,

@@ -36,6 +36,7 @@ import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sq
 import { createSqliteOrderReadModel } from '../projections/orders/sqlite-order-read-model.ts';
 import { auditRoutes } from '../query-api/audit/audit-routes.ts';
 import { orderQueryRoutes } from '../query-api/orders/order-query-routes.ts';
+import { consoleRoutes } from '../query-api/console/console-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
 import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
@@ -190,6 +191,8 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
       }),
       auditRoutes({ eventStore, authenticator: identity.authenticator }),
       ...webhooks.routers(identity.authenticator),
+      // The operator console at /console: a page of this origin that uses the API above, as any client.
+      consoleRoutes(),
     ],
     errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
     loadShedding: loadShedding.middleware,

@@ -99,6 +99,24 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
   },
   {
     method: 'get',
+    path: '/console',
+    operationId: 'getConsole',
+    tag: 'operations',
+    summary: 'The operator console (served by the service itself; works offline)',
+    description:
+      'A browser application for every role, built on this API: orders and their timelines, the audit log and its export, webhooks and their deliveries, health. It signs in with POST /auth/token; its scripts and styles are under /console/assets/, cacheable for a year.',
+    responses: {
+      200: {
+        description: 'An HTML page.',
+        body: z.string(),
+        contentType: 'text/html',
+        headers: { ETag: true, 'Cache-Control': 'no-cache' },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
+    },
+  },
+  {
+    method: 'get',
     path: `${problemTypesPath}/{kind}`,
     operationId: 'getProblemType',
     tag: 'operations',

@@ -66,6 +66,10 @@ export const eventSchema = z
     type: z.string().meta({ description: 'The domain event’s name, such as OrderPlaced or OrderShipped.' }),
     streamId: z.string(),
     revision: z.int().min(0).meta({ description: 'Position in its stream, from 0.' }),
+    version: z.int().min(1).meta({
+      description:
+        'The version of its type’s data it was written in: data is shown as stored, so an event written before a change of its type keeps its older shape (OrderShipped 1 has no carrier or tracking fields).',
+    }),
     position: z
       .string()
       .regex(/^\d+$/)
@@ -79,7 +83,7 @@ export const eventSchema = z
     correlationId: z.string().meta({ description: 'The X-Request-Id of the request that caused it.' }),
     data: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'The event as recorded; money in minor units.' }),
+      .meta({ description: 'The event as recorded, in the shape of its version; money in minor units.' }),
   })
   .meta({ id: 'Event', description: 'An event of the log, as recorded.' });
 

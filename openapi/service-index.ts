@@ -11,6 +11,7 @@ export const serviceIndex = {
   description: 'Orders, a read-only product catalogue, token authentication and webhook notifications.',
   links: {
     docs: '/docs',
+    console: '/console',
     openapi: '/openapi.json',
     health: '/health',
     ready: '/ready',

@@ -36,6 +36,14 @@ export const queryApiConfigSchema = z
       .max(1000)
       .default(5)
       .describe("How often a query waiting on a Consistency-Token reads the projections' checkpoints."),
+    CONSOLE_COMMAND_API_URL: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        'Where the console at /console sends its commands (confirm, ship, retry...) when it is opened on this ' +
+          'query API directly: the command API, whose public HTTP API this process calls for it. Unset: the ' +
+          'console sends them to its own origin, for the method router in front to route.',
+      ),
   })
   .superRefine(checkEventLog)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
@@ -61,6 +69,7 @@ export const queryApiConfigSchema = z
         purgeUrls: env.CACHE_PURGE_URLS ?? [],
       },
       identity: identityConfig(env, address.publicBaseUrl),
+      console: { commandApiUrl: env.CONSOLE_COMMAND_API_URL },
     };
   })
   .describe(

@@ -27,6 +27,7 @@ import { registerProjectionMetrics } from '../infrastructure/event-sourcing/proj
 import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
 import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
 import { auditRoutes } from './audit/audit-routes.ts';
+import { consoleRoutes } from './console/console-routes.ts';
 import type { QueryApiConfig } from './config.ts';
 import { orderQueryRoutes } from './orders/order-query-routes.ts';
 import { webhookQueryRoutes } from './webhook-subscriptions/subscription-query-routes.ts';
@@ -132,6 +133,8 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         authenticator: identity.authenticator,
         consistencyTimeoutMs: config.consistencyTimeoutMs,
       }),
+      // The operator console at /console; its commands go to the command API's public HTTP API.
+      consoleRoutes({ commandApiUrl: config.console.commandApiUrl }),
     ],
     errorMappers: identity.errorMappers,
     loadShedding: loadShedding.middleware,

@@ -2,7 +2,7 @@ import type { RecordedEvent, StreamEvent } from '../../infrastructure/event-stor
 
 /**
  * An event of the log as the audit endpoints show it: the stored fact verbatim (its data as recorded, money
- * in integer minor units), where it sits, when, and who acted. A customer reading the history of its own
+ * in integer minor units, in the version of its type it was written in), where it sits, when, and who acted. A customer reading the history of its own
  * order sees the roles of the staff who acted on it, never their user ids.
  */
 export const eventResource = (
@@ -16,6 +16,8 @@ export const eventResource = (
     type: event.type,
     streamId: event.streamId,
     revision: event.revision,
+    // Events stored before versions were recorded are all of their type's first version.
+    version: event.metadata.schemaVersion ?? 1,
     ...('position' in event ? { position: event.position.toString() } : {}),
     occurredAt,
     actor: actor === null ? null : showsActor ? actor : { roles: actor.roles },

@@ -88,9 +88,12 @@ export const startDistributedTestService = async (
   let advances = 0;
   const pendingAdvances = new Map<number, () => void>();
 
-  const startService = (name: ServiceName, instance: string = name) =>
+  const startService = (name: ServiceName, instance: string = name, extraEnv: Record<string, string> = {}) =>
     new Promise<Running>((resolve, reject) => {
-      const child = fork(serviceProcess, [name], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      const child = fork(serviceProcess, [name], {
+        env: { ...childEnv, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      });
       // The log (stdout) and stderr: shown when the process fails to start, or all along with
       // TEST_SERVICE_LOG_LEVEL set.
       let output = '';
@@ -128,7 +131,14 @@ export const startDistributedTestService = async (
   const startAll = async () => {
     // The command API first: it seeds the catalogue the query API then serves.
     await startService('command-api');
-    await Promise.all(serviceNames.slice(1).map((name) => startService(name)));
+    // The console the query API serves sends its commands to the command API when opened on the query
+    // API directly (as docker-compose.yml publishes it), not through the method router.
+    const consoleCommands = { CONSOLE_COMMAND_API_URL: urlOf('command-api') };
+    await Promise.all(
+      serviceNames
+        .slice(1)
+        .map((name) => startService(name, name, name === 'query-api' ? consoleCommands : {})),
+    );
   };
   const stopAll = () => Promise.all([...running.keys()].map((instance) => stopService(instance)));
 

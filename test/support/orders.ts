@@ -21,6 +21,13 @@ export type OrderBody = {
     receivedAt: string;
   }[];
   cancellationReason: string | null;
+  /** Once shipped. */
+  shipment?: {
+    carrier: string | null;
+    trackingNumber: string | null;
+    trackingUrl: string | null;
+    shippedAt: string;
+  };
   createdAt: string;
   updatedAt: string;
 };

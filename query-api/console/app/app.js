@@ -1,0 +1,121 @@
+/**
+ * The console: the sign-in form until someone signs in, then the navigation and the view the URL's
+ * fragment names. Each view shows only what the caller's roles may see, and a button only to whom the
+ * API would let press it.
+ *
+ * @typedef {import('./api.js').Api} Api
+ * @typedef {import('./api.js').Session} Session
+ */
+import { html } from './html.js';
+import { useEffect, useState } from './vendor/hooks.js';
+import { href, navigate, useRoute } from './router.js';
+import { may } from './lib/permissions.js';
+import { SignIn } from './views/sign-in.js';
+import { OrdersView } from './views/orders.js';
+import { OrderView } from './views/order.js';
+import { TimelineView } from './views/timeline.js';
+import { AuditView } from './views/audit.js';
+import { WebhooksView } from './views/webhooks.js';
+import { WebhookView } from './views/webhook.js';
+import { HealthView } from './views/health.js';
+import { ViewHeading } from './components.js';
+
+/** @param {{ api: Api }} props */
+export const App = ({ api }) => {
+  const [session, setSession] = useState(/** @type {Session | null} */ (api.session));
+  const [notice, setNotice] = useState(/** @type {string | null} */ (null));
+  useEffect(() => {
+    api.onSessionChange = (next, reason) => {
+      setSession(next);
+      setNotice(reason ?? null);
+    };
+  }, [api]);
+  if (!session) return html`<${SignIn} api=${api} notice=${notice} />`;
+  return html`<${Console} api=${api} session=${session} />`;
+};
+
+/**
+ * @param {{ user: Session['user'] }} props
+ */
+const Navigation = ({ user }) => {
+  const route = useRoute();
+  const section = { order: 'orders', timeline: 'orders', webhook: 'webhooks' }[route.name] ?? route.name;
+  const links = [
+    {
+      name: 'orders',
+      label: user.roles.length === 1 && user.roles[0] === 'customer' ? 'My orders' : 'Orders',
+      path: '/orders',
+      shown: may(user, 'listOrders'),
+    },
+    { name: 'audit', label: 'Audit log', path: '/audit', shown: may(user, 'listAuditEvents') },
+    { name: 'webhooks', label: 'Webhooks', path: '/webhooks', shown: may(user, 'listWebhooks') },
+    { name: 'health', label: 'Health', path: '/health', shown: true },
+  ];
+  return html`<nav class="main-nav" aria-label="Sections">
+    <ul>
+      ${links
+        .filter(({ shown }) => shown)
+        .map(
+          ({ name, label, path }) =>
+            html`<li><a href=${href(path)} aria-current=${section === name ? 'page' : undefined}>${label}</a></li>`,
+        )}
+    </ul>
+  </nav>`;
+};
+
+/** @param {{ api: Api, session: Session }} props */
+const Console = ({ api, session }) => {
+  const route = useRoute();
+  const { user } = session;
+  const [signingOut, setSigningOut] = useState(false);
+  useEffect(() => {
+    if (route.name === 'home') navigate(href(may(user, 'listOrders') ? '/orders' : '/health'));
+  }, [route.name]);
+  // A new view: its heading takes the focus, so keyboard and screen reader users start there.
+  useEffect(() => {
+    document.getElementById('view-heading')?.focus();
+  }, [route.name, route.params['id']]);
+
+  const props = { api, user, route };
+  const view =
+    {
+      orders: () => html`<${OrdersView} ...${props} />`,
+      order: () => html`<${OrderView} ...${props} />`,
+      timeline: () => html`<${TimelineView} ...${props} />`,
+      audit: () => html`<${AuditView} ...${props} />`,
+      webhooks: () => html`<${WebhooksView} ...${props} />`,
+      webhook: () => html`<${WebhookView} ...${props} />`,
+      health: () => html`<${HealthView} ...${props} />`,
+    }[route.name] ??
+    (() =>
+      route.name === 'home'
+        ? null
+        : html`<section><${ViewHeading}>Nothing here</${ViewHeading}><p><a href=${href('/orders')}>Go to the orders</a></p></section>`);
+
+  return html`<div class="layout">
+    <a class="skip-link" href="#main" onClick=${(/** @type {Event} */ event) => {
+      event.preventDefault();
+      document.getElementById('view-heading')?.focus();
+    }}>Skip to the content</a>
+    <header class="top-bar">
+      <p class="brand"><a href=${href('/orders')}>Order console</a></p>
+      <${Navigation} user=${user} />
+      <div class="who">
+        <span class="who-name">${user.email}</span>
+        <span class="who-roles">${user.roles.join(', ')}</span>
+        <button
+          type="button"
+          class="secondary"
+          disabled=${signingOut}
+          onClick=${async () => {
+            setSigningOut(true);
+            await api.signOut();
+          }}
+        >
+          Sign out
+        </button>
+      </div>
+    </header>
+    <main id="main">${view()}</main>
+  </div>`;
+};

@@ -1,0 +1,66 @@
+/**
+ * Views by the URL's fragment (`/console#/orders/<id>/timeline`): every view has an address to bookmark
+ * or share, the page itself is always GET /console, and Back and Forward work.
+ *
+ * @typedef {{ name: string, params: Record<string, string>, query: URLSearchParams }} Route
+ */
+import { useEffect, useState } from './vendor/hooks.js';
+
+/** @type {[RegExp, string, string[]][]} */
+const routes = [
+  [/^\/orders$/, 'orders', []],
+  [/^\/orders\/([^/]+)$/, 'order', ['id']],
+  [/^\/orders\/([^/]+)\/timeline$/, 'timeline', ['id']],
+  [/^\/audit$/, 'audit', []],
+  [/^\/webhooks$/, 'webhooks', []],
+  [/^\/webhooks\/([^/]+)$/, 'webhook', ['id']],
+  [/^\/health$/, 'health', []],
+];
+
+/** @param {string} hash @returns {Route} */
+export const parseRoute = (hash) => {
+  const [path = '', search = ''] = hash.replace(/^#/, '').split('?');
+  for (const [pattern, name, keys] of routes) {
+    const match = pattern.exec(path);
+    if (match) {
+      const params = Object.fromEntries(
+        keys.map((key, index) => [key, decodeURIComponent(match[index + 1] ?? '')]),
+      );
+      return { name, params, query: new URLSearchParams(search) };
+    }
+  }
+  return {
+    name: path === '' || path === '/' ? 'home' : 'not-found',
+    params: {},
+    query: new URLSearchParams(search),
+  };
+};
+
+/**
+ * A link to a view: `href('/orders', { status: 'pending' })` is `#/orders?status=pending`.
+ *
+ * @param {string} path
+ * @param {Record<string, string | null | undefined>} [query]
+ */
+export const href = (path, query = {}) => {
+  const search = new URLSearchParams(
+    Object.entries(query).filter(/** @returns {entry is [string, string]} */ (entry) => !!entry[1]),
+  ).toString();
+  return `#${path}${search ? `?${search}` : ''}`;
+};
+
+/** @param {string} target */
+export const navigate = (target) => {
+  if (location.hash !== target) location.hash = target;
+};
+
+/** The route of the current fragment, following its changes. */
+export const useRoute = () => {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const follow = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+  return route;
+};

@@ -1,0 +1,245 @@
+/**
+ * The audit log: the whole event log in log order (GET /audit/events), with positions, a filter by event
+ * type, a link from each event to its order's timeline, and the hash-chained export built here from the
+ * same pages (lib/audit-export.js).
+ *
+ * @typedef {import('../types.js').StoredEvent} StoredEvent
+ * @typedef {import('../types.js').CursorPage<StoredEvent>} AuditPage
+ * @typedef {import('./orders.js').ViewProps} ViewProps
+ */
+import { html } from '../html.js';
+import { useEffect, useState } from '../vendor/hooks.js';
+import {
+  JsonValue,
+  Loading,
+  Pager,
+  ProblemMessage,
+  Time,
+  ViewHeading,
+  asProblem,
+  useLoad,
+} from '../components.js';
+import { href, navigate } from '../router.js';
+import { orderIdOfStream, shortId, subscriptionIdOfStream } from '../lib/format.js';
+import { may } from '../lib/permissions.js';
+import { buildAuditExport } from '../lib/audit-export.js';
+import { eventTypes } from '../lib/vocabulary.js';
+
+const pageSize = 50;
+/** A filtered view reads up to this many pages of 1,000 events for one page of matches. */
+const scanPages = 20;
+
+/** The console's link for a link of the API's envelope (`/audit/events?after=...`). @param {string | null} link @param {string} type */
+const viewLink = (link, type) => {
+  if (link === null) return null;
+  const query = new URLSearchParams(link.split('?')[1] ?? '');
+  return href('/audit', { after: query.get('after'), before: query.get('before'), type });
+};
+
+/** @param {ViewProps} props */
+export const AuditView = ({ api, user, route }) => {
+  const after = route.query.get('after');
+  const before = route.query.get('before');
+  const type = route.query.get('type') ?? '';
+  useEffect(() => {
+    document.title = 'Audit log · Order console';
+  }, []);
+  const log = useLoad(async () => {
+    if (!type) {
+      const query = new URLSearchParams({
+        limit: String(pageSize),
+        ...(after ? { after } : {}),
+        ...(before ? { before } : {}),
+      });
+      const page = /** @type {AuditPage} */ ((await api.get(`/audit/events?${query}`)).body);
+      return {
+        events: page.data,
+        prev: viewLink(page.links.prev, ''),
+        next: viewLink(page.links.next, ''),
+        scanned: page.data.length,
+      };
+    }
+    // The API pages the whole log; a filter reads forward until a page of matches (or the end).
+    /** @type {StoredEvent[]} */
+    const matches = [];
+    let position = after;
+    let scanned = 0;
+    let more = true;
+    for (let pages = 0; pages < scanPages && matches.length < pageSize && more; pages++) {
+      const query = new URLSearchParams({ limit: '1000', ...(position ? { after: position } : {}) });
+      const page = /** @type {AuditPage} */ ((await api.get(`/audit/events?${query}`)).body);
+      for (const event of page.data) {
+        scanned++;
+        position = event.position ?? position;
+        if (event.type === type) matches.push(event);
+        if (matches.length === pageSize) break;
+      }
+      more = page.links.next !== null && page.data.length > 0;
+      if (matches.length === pageSize) more = true;
+    }
+    return {
+      events: matches,
+      prev: null,
+      next: more ? href('/audit', { after: position, type }) : null,
+      scanned,
+    };
+  }, [after, before, type]);
+
+  return html`<section aria-labelledby="view-heading">
+    <${ViewHeading}>Audit log</${ViewHeading}>
+    <p class="lead">Every event of every stream, in the order the log stored them, with their positions.</p>
+    <div class="toolbar">
+      <div class="inline-form">
+        <label for="type-filter">Event type</label>
+        <select
+          id="type-filter"
+          value=${type}
+          onChange=${(/** @type {Event} */ event) =>
+            navigate(href('/audit', { type: /** @type {HTMLSelectElement} */ (event.currentTarget).value }))}
+        >
+          <option value="">Any type</option>
+          ${eventTypes.map((name) => html`<option value=${name}>${name}</option>`)}
+        </select>
+      </div>
+      <p class="toolbar-links"><a href=${href('/audit', { type })}>From the start of the log</a></p>
+    </div>
+    <${ExportPanel} api=${api} />
+    <${ProblemMessage} error=${log.error} context="The log could not be read" />
+    ${log.loading && !log.data ? html`<${Loading} label="Reading the log…" />` : null}
+    ${
+      log.data
+        ? html`${type ? html`<p class="hint" role="status">${log.data.events.length} ${type} events among ${log.data.scanned} read.</p>` : null}
+          <${AuditTable} events=${log.data.events} showWebhooks=${may(user, 'getWebhook')} />
+          <${Pager} label="Pages of the log" prev=${log.data.prev} next=${log.data.next} />`
+        : null
+    }
+  </section>`;
+};
+
+/** @param {{ events: StoredEvent[], showWebhooks: boolean }} props */
+const AuditTable = ({ events, showWebhooks }) => {
+  if (events.length === 0) return html`<p class="empty">No events here.</p>`;
+  return html`<div class="table-wrap">
+    <table class="audit">
+      <caption class="visually-hidden">Events of the log, in log order</caption>
+      <thead>
+        <tr>
+          <th scope="col" class="number">Position</th>
+          <th scope="col">Time</th>
+          <th scope="col">Type</th>
+          <th scope="col">Stream</th>
+          <th scope="col" class="number">Version</th>
+          <th scope="col">Actor</th>
+          <th scope="col">Data</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${events.map((event) => {
+          const orderId = orderIdOfStream(event.streamId);
+          const subscriptionId = subscriptionIdOfStream(event.streamId);
+          return html`<tr data-position=${event.position}>
+            <td class="number">${event.position}</td>
+            <td><${Time} iso=${event.occurredAt} /></td>
+            <td>${event.type}</td>
+            <td>
+              ${
+                orderId
+                  ? html`<a href=${href(`/orders/${orderId}/timeline`)}>Order <code>${shortId(orderId)}</code><span class="visually-hidden">: its timeline</span></a>`
+                  : subscriptionId && showWebhooks
+                    ? html`<a href=${href(`/webhooks/${subscriptionId}`)}>Webhook <code>${shortId(subscriptionId)}</code></a>`
+                    : html`<code>${event.streamId}</code>`
+              }
+            </td>
+            <td class="number">${event.revision}</td>
+            <td>${event.actor === null ? 'the system' : event.actor.roles.join(', ')}</td>
+            <td>
+              <details>
+                <summary>Data<span class="visually-hidden"> of event ${event.position}</span></summary>
+                <${JsonValue} value=${event.data} />
+                <p class="hint">Correlation id <code>${event.correlationId}</code></p>
+              </details>
+            </td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
+};
+
+/**
+ * @typedef {{ lines: string[], events: number, lastPosition: string | null, finalHash: string, withheldSecrets: number }} BuiltExport
+ */
+
+/** @param {{ api: import('../api.js').Api }} props */
+const ExportPanel = ({ api }) => {
+  const [progress, setProgress] = useState(/** @type {number | null} */ (null));
+  const [result, setResult] = useState(
+    /** @type {(BuiltExport & { url: string, name: string }) | null} */ (null),
+  );
+  const [error, setError] = useState(/** @type {import('../api.js').ApiProblem | null} */ (null));
+  useEffect(
+    () => () => {
+      if (result) URL.revokeObjectURL(result.url);
+    },
+    [result],
+  );
+  const available = typeof crypto !== 'undefined' && crypto.subtle !== undefined;
+
+  const run = async () => {
+    setError(null);
+    setResult(null);
+    setProgress(0);
+    try {
+      const exportedAt = new Date().toISOString();
+      const built = await buildAuditExport({
+        exportedAt,
+        readPage: async (after) =>
+          (
+            await api.get(
+              `/audit/events?${new URLSearchParams({ limit: '1000', ...(after ? { after } : {}) })}`,
+            )
+          ).body,
+        onProgress: setProgress,
+      });
+      const url = URL.createObjectURL(new Blob(built.lines, { type: 'application/x-ndjson' }));
+      setResult({ ...built, url, name: `order-events-${exportedAt.replace(/[:.]/g, '-')}.ndjson` });
+    } catch (failure) {
+      setError(asProblem(failure));
+    } finally {
+      setProgress(null);
+    }
+  };
+
+  return html`<section class="card export" aria-labelledby="export-heading">
+    <h2 id="export-heading">Export</h2>
+    <p>
+      The whole log as a hash-chained file, in the format of <code>npm run admin -- events:export</code>;
+      ${' '}<code>npm run admin -- events:verify-export FILE</code> verifies it.
+    </p>
+    ${
+      available
+        ? html`<button type="button" onClick=${run} disabled=${progress !== null}>Export the log</button>`
+        : html`<p class="problem">The export needs WebCrypto, which browsers give pages served over HTTPS or from localhost only.</p>`
+    }
+    <div aria-live="polite">
+      ${progress !== null ? html`<p class="loading" role="status">Read ${progress} events…</p>` : null}
+      ${
+        result
+          ? html`<div class="export-result" role="status">
+            <p><strong>Exported ${result.events} events</strong>${result.lastPosition ? ` up to position ${result.lastPosition}` : ''}.</p>
+            <p>Final hash: <code class="final-hash">${result.finalHash}</code></p>
+            <p><a class="button" href=${result.url} download=${result.name}>Download ${result.name}</a></p>
+            <p class="hint">
+              This file is the log as the API shows it: without causation ids${
+                result.withheldSecrets > 0
+                  ? `, and with the ${result.withheldSecrets} webhook secrets the API never shows withheld`
+                  : ''
+              }. So it verifies, but its final hash is not the one <code>events:export</code> prints for the same log.
+            </p>
+          </div>`
+          : null
+      }
+    </div>
+    <${ProblemMessage} error=${error} context="The export failed" />
+  </section>`;
+};

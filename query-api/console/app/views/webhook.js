@@ -1,0 +1,270 @@
+/**
+ * One webhook subscription (admins): its state, the delivery attempts with what the receiver answered,
+ * a chart of their outcomes over time, and the buttons: send a test event, retry a delivery, rotate the
+ * secret. After a test or a retry the view follows the log of attempts until the new one shows.
+ *
+ * @typedef {import('../types.js').Subscription} Subscription
+ * @typedef {import('../types.js').DeliveryAttempt} DeliveryAttempt
+ * @typedef {import('../types.js').CursorPage<DeliveryAttempt>} AttemptPage
+ * @typedef {import('./orders.js').ViewProps} ViewProps
+ */
+import { html } from '../html.js';
+import { useEffect, useState } from '../vendor/hooks.js';
+import {
+  Loading,
+  Pager,
+  ProblemMessage,
+  Time,
+  ViewHeading,
+  asProblem,
+  useAction,
+  useLoad,
+} from '../components.js';
+import { href } from '../router.js';
+import { shortId } from '../lib/format.js';
+import { OutcomeChart } from '../charts.js';
+import { SubscriptionState } from './webhooks.js';
+
+const perPage = '50';
+/** How long the view waits for the attempt a test or retry asked for, reading the log every second. */
+const followMs = 30_000;
+
+/** @param {string | null} link @param {string} id */
+const viewLink = (link, id) => (link === null ? null : `#/webhooks/${id}?${link.split('?')[1] ?? ''}`);
+
+/** @param {ViewProps} props */
+export const WebhookView = ({ api, route }) => {
+  const id = route.params['id'] ?? '';
+  const cursor = route.query.get('cursor') ?? '';
+  useEffect(() => {
+    document.title = `Webhook ${shortId(id)} · Order console`;
+  }, [id]);
+  const subscription = useLoad(
+    async () => /** @type {Subscription} */ ((await api.get(`/webhooks/${encodeURIComponent(id)}`)).body),
+    [id],
+  );
+  const attempts = useLoad(
+    async () =>
+      /** @type {AttemptPage} */ (
+        (
+          await api.get(
+            `/webhooks/${encodeURIComponent(id)}/deliveries?${new URLSearchParams({ cursor, perPage })}`,
+          )
+        ).body
+      ),
+    [id, cursor],
+  );
+
+  // After a test or retry: read the attempts every second until one for it, newer than those shown, arrives.
+  const [following, setFollowing] = useState(
+    /** @type {{ newest: string | null, what: string, matches: (attempt: DeliveryAttempt) => boolean } | null} */ (
+      null
+    ),
+  );
+  const [arrived, setArrived] = useState(/** @type {DeliveryAttempt | null} */ (null));
+  useEffect(() => {
+    if (!following) return;
+    const until = Date.now() + followMs;
+    const timer = setInterval(async () => {
+      const page = await attempts.reload();
+      const newer = (page?.data ?? []).filter(
+        (attempt) =>
+          (following.newest === null || attempt.id > following.newest) && following.matches(attempt),
+      );
+      // Attempts come newest first: the first one made for the request is the last of these.
+      const first = newer.at(-1);
+      if (first) {
+        setArrived(first);
+        setFollowing(null);
+      } else if (Date.now() > until) {
+        setFollowing(null);
+      }
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [following]);
+
+  /** @param {string} what @param {(attempt: DeliveryAttempt) => boolean} matches */
+  const follow = (what, matches) => {
+    setArrived(null);
+    setFollowing({ newest: attempts.data?.data[0]?.id ?? null, what, matches });
+  };
+
+  const test = useAction(async () => {
+    await api.command(`/webhooks/${id}/test`);
+    follow('the test event', (attempt) => attempt.eventType === 'webhook.test');
+    return 'A test event was requested.';
+  });
+  const retry = useAction(
+    /** @param {DeliveryAttempt} attempt */
+    async (attempt) => {
+      await api.command(`/webhooks/${id}/deliveries/${attempt.deliveryId}/retry`);
+      follow(`the ${attempt.eventType} event`, (next) => next.deliveryId === attempt.deliveryId);
+      return `Delivery of ${attempt.eventType} (${shortId(attempt.eventId)}) requested again.`;
+    },
+  );
+
+  return html`<section aria-labelledby="view-heading">
+    <p class="breadcrumb"><a href=${href('/webhooks')}>Webhooks</a></p>
+    <${ViewHeading}>Webhook <code>${shortId(id)}</code></${ViewHeading}>
+    <${ProblemMessage} error=${subscription.error} context="The subscription could not be read" />
+    ${subscription.loading && !subscription.data ? html`<${Loading} label="Loading the subscription…" />` : null}
+    ${
+      subscription.data
+        ? html`<div class="detail-grid">
+          <section class="card" aria-labelledby="subscription-heading">
+            <h2 id="subscription-heading">Subscription</h2>
+            <dl class="facts">
+              <div><dt>Receiver</dt><dd><code>${subscription.data.url}</code></dd></div>
+              <div><dt>State</dt><dd><${SubscriptionState} subscription=${subscription.data} /></dd></div>
+              ${
+                subscription.data.disabledReason
+                  ? html`<div><dt>Disabled because</dt><dd>${subscription.data.disabledReason}</dd></div>`
+                  : null
+              }
+              <div><dt>Events</dt><dd>${subscription.data.events.join(', ')}</dd></div>
+              <div><dt>Description</dt><dd>${subscription.data.description ?? html`<span class="muted">—</span>`}</dd></div>
+              <div><dt>Registered</dt><dd><${Time} iso=${subscription.data.createdAt} /></dd></div>
+              <div><dt>Last change</dt><dd><${Time} iso=${subscription.data.updatedAt} /></dd></div>
+              <div><dt>Id</dt><dd><code>${subscription.data.id}</code></dd></div>
+            </dl>
+          </section>
+          <section class="card" aria-labelledby="webhook-actions-heading">
+            <h2 id="webhook-actions-heading">Actions</h2>
+            <div class="button-row">
+              <button type="button" onClick=${() => test.run()} disabled=${test.busy}>Send a test event</button>
+            </div>
+            <div aria-live="polite">
+              ${test.done ? html`<p class="success" role="status">${test.done}</p>` : null}
+            </div>
+            <${ProblemMessage} error=${test.error} context="No test sent" />
+            <${RotateSecret} api=${api} id=${id} />
+          </section>
+        </div>`
+        : null
+    }
+    <section class="card" aria-labelledby="attempts-heading">
+      <h2 id="attempts-heading">Delivery attempts</h2>
+      <div aria-live="polite">
+        ${retry.done ? html`<p class="success" role="status">${retry.done}</p>` : null}
+        ${following ? html`<p class="loading" role="status">Waiting for the attempt to deliver ${following.what}…</p>` : null}
+        ${
+          arrived
+            ? html`<p class="success" role="status">New attempt: ${arrived.eventType}, attempt ${arrived.attempt}, ${arrived.outcome}${arrived.statusCode !== null ? ` (${arrived.statusCode})` : ''}.</p>`
+            : null
+        }
+      </div>
+      <${ProblemMessage} error=${retry.error} context="No retry" />
+      <${ProblemMessage} error=${attempts.error} context="The attempts could not be read" />
+      ${attempts.loading && !attempts.data ? html`<${Loading} label="Loading the attempts…" />` : null}
+      ${
+        attempts.data
+          ? html`<${OutcomeChart} attempts=${attempts.data.data} id="outcomes" />
+            <${AttemptTable} attempts=${attempts.data.data} onRetry=${retry.run} busy=${retry.busy} />
+            <${Pager} label="Pages of attempts" prev=${viewLink(attempts.data.links.prev, id)} next=${viewLink(attempts.data.links.next, id)} />`
+          : null
+      }
+    </section>
+  </section>`;
+};
+
+/**
+ * @param {{ attempts: DeliveryAttempt[], onRetry: (attempt: DeliveryAttempt) => void, busy: boolean }} props
+ */
+const AttemptTable = ({ attempts, onRetry, busy }) => {
+  if (attempts.length === 0) return html`<p class="empty">No delivery attempt yet.</p>`;
+  // The newest attempt of each delivery carries its retry button (attempts come newest first).
+  const newestOfDelivery = new Set();
+  const seen = new Set();
+  for (const attempt of attempts) {
+    if (seen.has(attempt.deliveryId)) continue;
+    seen.add(attempt.deliveryId);
+    newestOfDelivery.add(attempt.id);
+  }
+  return html`<div class="table-wrap">
+    <table class="attempts">
+      <caption class="visually-hidden">Delivery attempts, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Attempted</th>
+          <th scope="col">Event</th>
+          <th scope="col" class="number">Attempt</th>
+          <th scope="col">Outcome</th>
+          <th scope="col" class="number">Status</th>
+          <th scope="col" class="number">Duration</th>
+          <th scope="col">Next attempt</th>
+          <th scope="col">Response</th>
+          <th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${attempts.map(
+          (attempt) => html`<tr data-attempt=${attempt.id} data-delivery=${attempt.deliveryId}>
+            <td><${Time} iso=${attempt.attemptedAt} /></td>
+            <td>${attempt.eventType} <code title=${attempt.eventId}>${shortId(attempt.eventId)}</code></td>
+            <td class="number">${attempt.attempt}</td>
+            <td>
+              <span class=${`badge outcome-${attempt.outcome}`}>${attempt.outcome}</span>
+              ${attempt.deadLettered ? html` <span class="badge dead-lettered">dead-lettered</span>` : null}
+            </td>
+            <td class="number">${attempt.statusCode ?? html`<span class="muted">—</span>`}</td>
+            <td class="number">${attempt.durationMs === null ? html`<span class="muted">—</span>` : `${attempt.durationMs} ms`}</td>
+            <td>${attempt.nextAttemptAt ? html`<${Time} iso=${attempt.nextAttemptAt} />` : html`<span class="muted">none</span>`}</td>
+            <td>
+              ${attempt.error ? html`<p class="hint">${attempt.error}</p>` : null}
+              ${
+                attempt.responseBody !== null
+                  ? html`<details>
+                    <summary>Body<span class="visually-hidden"> of the answer to attempt ${attempt.attempt}</span>${attempt.responseBodyTruncated ? ' (first 64 kB)' : ''}</summary>
+                    <pre>${attempt.responseBody}</pre>
+                  </details>`
+                  : null
+              }
+            </td>
+            <td>
+              ${
+                newestOfDelivery.has(attempt.id)
+                  ? html`<button type="button" class="secondary small" disabled=${busy} onClick=${() => onRetry(attempt)}>
+                    Retry<span class="visually-hidden"> delivery of ${attempt.eventType} ${shortId(attempt.eventId)}</span>
+                  </button>`
+                  : null
+              }
+            </td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+};
+
+/** Rotating the signing secret: asked twice, and the new secret shown once. @param {{ api: import('../api.js').Api, id: string }} props */
+const RotateSecret = ({ api, id }) => {
+  const [asking, setAsking] = useState(false);
+  const rotate = useAction(async () => {
+    const answer = await api.command(`/webhooks/${id}/rotate-secret`);
+    setAsking(false);
+    return /** @type {{ secret: string, previousSecretExpiresAt: string }} */ (answer.body);
+  });
+  return html`<div class="rotate">
+    ${
+      asking
+        ? html`<div class="confirm-box" role="group" aria-labelledby="rotate-question">
+          <p id="rotate-question">Rotate the signing secret? The receiver must switch to the new one; the old one keeps signing beside it for 24 hours.</p>
+          <div class="button-row">
+            <button type="button" class="danger" onClick=${() => rotate.run()} disabled=${rotate.busy}>Rotate now</button>
+            <button type="button" class="secondary" onClick=${() => setAsking(false)}>Keep the secret</button>
+          </div>
+        </div>`
+        : html`<button type="button" class="secondary" onClick=${() => setAsking(true)}>Rotate the secret…</button>`
+    }
+    ${
+      rotate.done
+        ? html`<div class="secret" role="status">
+          <p><strong>The new secret</strong>, shown only now: give it to the receiver.</p>
+          <p><code class="secret-value">${rotate.done.secret}</code></p>
+          <p class="hint">The previous one keeps signing until <${Time} iso=${rotate.done.previousSecretExpiresAt} />.</p>
+        </div>`
+        : null
+    }
+    <${ProblemMessage} error=${rotate.error ? asProblem(rotate.error) : null} context="The secret was not rotated" />
+  </div>`;
+};

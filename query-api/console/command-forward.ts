@@ -1,0 +1,77 @@
+import type { RequestHandler } from 'express';
+import { ApiError } from '../../infrastructure/http/api-error.ts';
+
+/** Where the console sends its commands when the process serving it forwards them to the command API. */
+export const commandForwardPath = '/console/command';
+
+/** The commands of the public API the console sends, and nothing else: any other path answers 404. */
+const commandPaths = [
+  /^\/orders\/[\w-]{1,64}\/(?:confirm|ship|deliver|cancel|payments)$/,
+  /^\/webhooks\/[\w-]{1,64}\/(?:test|rotate-secret)$/,
+  /^\/webhooks\/[\w-]{1,64}\/deliveries\/[\w-]{1,64}\/retry$/,
+];
+
+/** What the command API reads from a command's request, and what the console reads from its answer. */
+const requestHeaders = ['authorization', 'content-type', 'accept', 'if-match', 'idempotency-key'];
+const responseHeaders = [
+  'content-type',
+  'etag',
+  'last-modified',
+  'location',
+  'consistency-token',
+  'retry-after',
+  'www-authenticate',
+  'idempotent-replayed',
+];
+
+/**
+ * The distributed mode's query API serves the console, but the commands are the command API's: opened on
+ * the query API directly (no method router in front, as with docker-compose.yml), the console sends its
+ * commands to POST /console/command/<the API's path>, and this forwards each, as it came, to the same
+ * path of the command API's public HTTP API: the command API authenticates, authorizes and decides as for
+ * any client, and its answer (status, problem details, ETag, Consistency-Token) goes back unchanged.
+ * The request id goes along, so both processes log the request under one id; the client's address goes
+ * in X-Forwarded-For, which the command API believes only as TRUST_PROXY says.
+ */
+export const forwardCommand = (commandApiUrl: string, timeoutMs = 15_000): RequestHandler => {
+  const base = new URL(commandApiUrl);
+  const basePath = base.pathname.replace(/\/$/, '');
+  return async (request, response, next) => {
+    const path = request.path.slice(commandForwardPath.length);
+    if (!commandPaths.some((pattern) => pattern.test(path))) return next();
+    const target = new URL(base);
+    target.pathname = `${basePath}${path}`;
+    target.search = '';
+    const headers = new Headers();
+    for (const name of requestHeaders) {
+      const value = request.get(name);
+      if (value !== undefined) headers.set(name, value);
+    }
+    const requestId = response.getHeader('X-Request-Id');
+    if (typeof requestId === 'string') headers.set('x-request-id', requestId);
+    const forwardedFor = request.get('x-forwarded-for');
+    const client = request.socket.remoteAddress ?? 'unknown';
+    headers.set('x-forwarded-for', forwardedFor ? `${forwardedFor}, ${client}` : client);
+
+    let answer: Response;
+    try {
+      answer = await fetch(target, {
+        method: 'POST',
+        headers,
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch {
+      throw new ApiError('service-unavailable', 'The command API did not answer. Try again shortly.', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    const body = Buffer.from(await answer.arrayBuffer());
+    for (const name of responseHeaders) {
+      const value = answer.headers.get(name);
+      if (value !== null) response.setHeader(name, value);
+    }
+    response.status(answer.status).end(body);
+  };
+};

@@ -1,0 +1,573 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffStates } from '../../query-api/console/app/lib/state-diff.js';
+import { consoleContentSecurityPolicy } from '../../query-api/console/console-routes.ts';
+import { postJson } from '../support/http.ts';
+import { anAddress, type OrderBody } from '../support/orders.ts';
+import { runAdmin } from '../support/run-admin.ts';
+import { startTestService, testTarget, type TestService, type TestUser } from '../support/test-service.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import type { AttemptBody } from '../support/webhooks.ts';
+
+// Debian's chromium package: .ci/run installs it and sets REQUIRE_CHROMIUM, so there it never skips.
+const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const available = existsSync(chromiumPath);
+if (!available) {
+  const reason = `no Chromium at ${chromiumPath} (apt-get install chromium, or set CHROMIUM_PATH)`;
+  if (process.env['REQUIRE_CHROMIUM'] === 'true') throw new Error(reason);
+  process.stderr.write(`[console] skipped: ${reason}\n`);
+}
+
+/**
+ * Every view is photographed here, whole (gitignored); the three the README shows are also taken at the
+ * window's size into readme/, to be copied into docs/ when the console changes.
+ */
+const screenshots = fileURLToPath(new URL('../../test-output/console/', import.meta.url));
+const readmeViews: Record<string, string> = {
+  '08-timeline-auditor': 'console-timeline.png',
+  '10-webhook': 'console-webhook.png',
+  '11-health': 'console-health.png',
+};
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const shortId = (id: string) => id.slice(-8);
+
+type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
+
+/** axe-core in the page (evaluated through the DevTools protocol: the page's CSP allows no injected script). */
+const seriousAccessibilityViolations = async (page: Page) => {
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as { axe: { run: (options: object) => Promise<{ violations: unknown[] }> } }
+    ).axe;
+    return (await axe.run({ resultTypes: ['violations'] })).violations;
+  });
+  return (violations as AxeViolation[])
+    .filter(({ impact }) => impact === 'serious' || impact === 'critical')
+    .map(
+      ({ id, help, nodes }) => `${id}: ${help} at ${nodes.map(({ target }) => target.join(' ')).join('; ')}`,
+    );
+};
+
+describe.skipIf(!available)('the console at /console, in headless Chromium', () => {
+  let service: TestService;
+  let consoleUrl: string;
+  let browser: Browser;
+  let receiver: WebhookReceiver;
+  const users = {} as Record<'customer' | 'otherCustomer' | 'staff' | 'auditor' | 'admin', TestUser>;
+  /** What the pages did that they must never do: CSP refusals, script errors, requests to elsewhere. */
+  const misbehaviour: string[] = [];
+  const views: string[] = [];
+  /** The access token each page sent last. */
+  const bearers = new Map<Page, string>();
+  /** Cache-Control of each asset the pages loaded, by URL. */
+  const assetCaching = new Map<string, string | undefined>();
+  let walked: OrderBody;
+  let toCancel: OrderBody;
+  let othersOrder: OrderBody;
+
+  // One sign-in per user for the test's own API calls: the token endpoint limits sign-ins per address.
+  const tokens = new Map<TestUser, Promise<string>>();
+  const tokenOf = (user: TestUser) => {
+    if (!tokens.has(user))
+      tokens.set(
+        user,
+        service.login(user).then(({ access_token }) => access_token),
+      );
+    return tokens.get(user)!;
+  };
+  const api = async (user: TestUser, path: string, body?: unknown) => {
+    const auth = { Authorization: `Bearer ${await tokenOf(user)}` };
+    return body === undefined
+      ? fetch(`${service.url}${path}`, { headers: auth })
+      : postJson(`${service.url}${path}`, body, auth);
+  };
+  const placeOrder = async (user: TestUser, productId: string) => {
+    const address = (await (await api(user, '/users/me/addresses', anAddress)).json()) as { id: string };
+    const placed = await api(user, '/orders', {
+      items: [{ productId, quantity: 2 }],
+      shippingAddressId: address.id,
+    });
+    expect(placed.status).toBe(201);
+    const order = (await placed.json()) as OrderBody;
+    // Read once with its Consistency-Token: the read models then hold it when a page lists the orders.
+    const consistency = { 'Consistency-Token': placed.headers.get('consistency-token')! };
+    const read = await fetch(`${service.url}/orders/${order.id}`, {
+      headers: { Authorization: `Bearer ${await tokenOf(user)}`, ...consistency },
+    });
+    expect(read.status).toBe(200);
+    return order;
+  };
+  const orderNow = async (id: string) =>
+    (await (await api(users.staff, `/orders/${id}`)).json()) as OrderBody;
+
+  /** A fresh browser context signed in as `user` through the form, watched for misbehaviour. */
+  const signIn = async (user: TestUser, { before }: { before?: (page: Page) => Promise<void> } = {}) => {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      acceptDownloads: true,
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => misbehaviour.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) misbehaviour.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.url().includes('/console/assets/'))
+        assetCaching.set(response.url(), response.headers()['cache-control']);
+    });
+    page.on('request', (request) => {
+      const authorization = request.headers()['authorization'];
+      if (authorization?.startsWith('Bearer ')) bearers.set(page, authorization.slice('Bearer '.length));
+      const url = request.url();
+      if (!url.startsWith(consoleUrl) && !url.startsWith('blob:') && !url.startsWith('data:')) {
+        misbehaviour.push(`request elsewhere: ${url}`);
+      }
+    });
+    await before?.(page);
+    await page.goto(`${consoleUrl}/console`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    return page;
+  };
+
+  /** Once a view has loaded: no serious or critical axe violation, and a screenshot. */
+  const checkView = async (page: Page, name: string) => {
+    await page.locator('#view-heading').waitFor();
+    await expect.poll(() => page.locator('p.loading').count()).toBe(0);
+    expect(await seriousAccessibilityViolations(page), name).toEqual([]);
+    await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+    const readme = readmeViews[name];
+    if (readme) await page.screenshot({ path: join(screenshots, 'readme', readme) });
+    views.push(name);
+  };
+
+  /** Signs out from the top bar; the session's access token then stops working (POST /auth/revoke). */
+  const signOut = async (page: Page) => {
+    const accessToken = bearers.get(page);
+    expect(accessToken).toBeDefined();
+    const revoked = page.waitForResponse((response) => response.url().endsWith('/auth/revoke'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect((await revoked).status()).toBe(200);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await expect
+      .poll(
+        async () =>
+          (await fetch(`${service.url}/users/me`, { headers: { Authorization: `Bearer ${accessToken}` } }))
+            .status,
+        { timeout: 5_000 },
+      )
+      .toBe(401);
+    await page.context().close();
+  };
+
+  beforeAll(async () => {
+    mkdirSync(join(screenshots, 'readme'), { recursive: true });
+    receiver = await startWebhookReceiver(() => ({ status: 500, body: 'receiver is down for maintenance' }));
+    service = await startTestService(
+      // A failing delivery is dead-lettered after two retries, 100 ms apart: the admin's retry is then seen.
+      { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '100,100' },
+      { time: 'real' },
+    );
+    // The embedded process serves everything; the distributed mode's query API serves the console, opened
+    // there directly as docker-compose.yml publishes it, its commands forwarded to the command API.
+    consoleUrl = testTarget() === 'distributed' ? service.apiOrigins()[1]! : service.url;
+    users.customer = await service.addUser(['customer'], 'ann@shop.example');
+    users.otherCustomer = await service.addUser(['customer'], 'bob@shop.example');
+    users.staff = await service.addUser(['staff'], 'staff@shop.example');
+    users.auditor = await service.addUser(['auditor'], 'auditor@shop.example');
+    users.admin = await service.addUser(['admin'], 'admin@shop.example');
+    walked = await placeOrder(users.customer, '1001');
+    toCancel = await placeOrder(users.customer, '1002');
+    othersOrder = await placeOrder(users.otherCustomer, '1003');
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await receiver?.stop();
+    process.stdout.write(
+      `[console] ${views.length} views checked with axe-core and photographed in ${screenshots}\n`,
+    );
+  });
+
+  it('serves the page with its own CSP, no-cache, and its assets under a version', async () => {
+    const page = await fetch(`${consoleUrl}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('content-security-policy')).toBe(consoleContentSecurityPolicy);
+    const html = await page.text();
+    const again = await fetch(`${consoleUrl}/console`, {
+      headers: { 'If-None-Match': page.headers.get('etag')! },
+    });
+    expect(again.status).toBe(304);
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[0-9a-f]{16}\/[^"]+)"/g)].map(
+      ([, path]) => path!,
+    );
+    expect(assets).toHaveLength(6);
+    // (The pages' loads of them are checked at the end: the document leaves the assets out, as /docs's.)
+    const otherVersion = assets[0]!.replace(/assets\/[0-9a-f]{16}/, 'assets/0000000000000000');
+    expect((await fetch(`${consoleUrl}${otherVersion}`)).status).toBe(404);
+  });
+
+  it('lets a customer see only its own orders, cancel one, read its history, stay signed in past an hour and sign out', async () => {
+    const page = await signIn(users.customer, {
+      before: async (page) => {
+        // Fake timers from the start, so that the hour an access token lives can pass in the test.
+        await page.clock.install();
+        await page.goto(`${consoleUrl}/console`);
+        await checkView(page, '01-sign-in');
+      },
+    });
+    await page.getByRole('heading', { name: 'My orders' }).waitFor();
+    await page.locator('table.orders tbody tr').nth(1).waitFor();
+    const listed = await page.locator('table.orders tbody th').allInnerTexts();
+    expect(listed.join(' ')).toContain(shortId(walked.id));
+    expect(listed.join(' ')).toContain(shortId(toCancel.id));
+    expect(listed.join(' ')).not.toContain(shortId(othersOrder.id));
+    expect(await page.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
+    await checkView(page, '02-orders-customer');
+
+    // The API's cache rules stay as they are for the console's requests.
+    const list = page.waitForResponse((response) => response.url().includes('/orders?'));
+    await page.getByLabel('Status').selectOption('pending');
+    expect((await list).headers()['cache-control']).toBe('private, no-cache');
+
+    await page.getByRole('link', { name: new RegExp(shortId(toCancel.id)) }).click();
+    await page.getByRole('button', { name: 'Cancel the order' }).waitFor();
+    expect(await page.locator('section.actions button').allInnerTexts()).toEqual(['Cancel the order']);
+    await page.getByLabel('Reason for cancelling (optional)').fill('Ordered twice');
+    await page.getByRole('button', { name: 'Cancel the order' }).click();
+    await page.getByText('Cancelled.', { exact: true }).waitFor();
+    await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('cancelled');
+    expect((await orderNow(toCancel.id)).cancellationReason).toBe('Ordered twice');
+    await checkView(page, '03-order-customer');
+
+    // Personal data erased under the privacy rules will read "[erased]": shown as such (the API has none
+    // yet, so the page is given a history whose address was erased).
+    await page.route(`**/orders/${toCancel.id}/events`, async (route) => {
+      const events = (await (await route.fetch()).json()) as { data: { shippingAddress?: object } }[];
+      events[0]!.data.shippingAddress = { ...events[0]!.data.shippingAddress, street: '[erased]' };
+      await route.fulfill({ json: events });
+    });
+    await page.getByRole('link', { name: 'Timeline of this order' }).click();
+    await page.getByRole('heading', { name: /OrderCancelled/ }).waitFor();
+    expect(await page.locator('.timeline-entry[data-revision="0"] .badge.erased').count()).toBe(2);
+    await page.unroute(`**/orders/${toCancel.id}/events`);
+    // A customer sees the events of its order, not the states (GET ?revision=N is not the customer's).
+    expect(await page.locator('.timeline-entry').count()).toBe(2);
+    expect(await page.locator('table.diff').count()).toBe(0);
+    await checkView(page, '04-timeline-customer');
+
+    // An hour later the page still works: it refreshed its access token a minute before it expired.
+    const before = bearers.get(page);
+    const refreshed = page.waitForResponse((response) => response.url().endsWith('/auth/token/refresh'));
+    await page.clock.fastForward('59:30');
+    expect((await refreshed).status()).toBe(200);
+    const relisted = page.waitForResponse((response) => response.url().includes('/orders?'));
+    await page.getByRole('link', { name: 'My orders' }).click();
+    expect((await relisted).status()).toBe(200);
+    expect(bearers.get(page)).not.toBe(before);
+    await page.getByRole('heading', { name: 'My orders' }).waitFor();
+    await signOut(page);
+  });
+
+  it('lets staff walk an order through its lifecycle, and says in words why a move was refused', async () => {
+    const page = await signIn(users.staff);
+    await page.getByLabel('Status').selectOption('pending');
+    await page.locator('table.orders').waitFor();
+    await checkView(page, '05-orders-staff');
+    // With the keyboard: type the id, Enter; the order's heading then has the focus.
+    await page.getByLabel('Order id').focus();
+    await page.keyboard.type(walked.id);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(walked.id)}`) }).waitFor();
+    await expect.poll(() => page.locator(':focus').getAttribute('id')).toBe('view-heading');
+    const status = () => page.locator('h1 .badge').innerText();
+    await expect.poll(status).toBe('pending');
+
+    // 409: the aggregate refuses, and the console shows the API's own sentence.
+    await page.getByRole('button', { name: 'Mark delivered' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').innerText())
+      .toContain('You cannot deliver a pending order.');
+
+    // Each command goes with the ETag read; the order is read again with the command's Consistency-Token.
+    const command = page.waitForResponse((response) =>
+      response.url().endsWith(`/orders/${walked.id}/confirm`),
+    );
+    const reread = page.waitForRequest(
+      (request) => request.method() === 'GET' && request.url().endsWith(`/orders/${walked.id}`),
+    );
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    const confirmed = await command;
+    expect(confirmed.status()).toBe(200);
+    expect(confirmed.request().headers()['if-match']).toMatch(/^"/);
+    expect((await reread).headers()['consistency-token']).toBe(confirmed.headers()['consistency-token']);
+    await expect.poll(status).toBe('confirmed');
+    expect((await orderNow(walked.id)).status).toBe('confirmed');
+
+    // 412: someone else recorded a deposit meanwhile; the console says so and shows the order as it is now.
+    const deposit = await api(users.staff, `/orders/${walked.id}/payments`, {
+      amount: { amount: 10, currency: walked.total.currency },
+      reference: 'deposit',
+    });
+    expect(deposit.status).toBe(200);
+    await page.getByLabel('Reference').fill('bank-transfer-42');
+    expect(await page.getByLabel(/^Amount/).inputValue()).toBe(String(walked.total.amount));
+    await page.getByRole('button', { name: 'Record payment' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Changed by someone else');
+    await page.getByRole('cell', { name: 'deposit', exact: true }).waitFor();
+    const rest = (Math.round(walked.total.amount * 100) - 1000) / 100;
+    await expect.poll(() => page.getByLabel(/^Amount/).inputValue()).toBe(String(rest));
+    await page.getByRole('button', { name: 'Record payment' }).click();
+    await page.getByText('Payment recorded.', { exact: true }).waitFor();
+    await page.getByText('Paid in full.').waitFor();
+
+    await page.getByLabel('Carrier', { exact: true }).fill('DHL Express');
+    await page.getByLabel('Tracking number', { exact: true }).fill('JD014600006251234567');
+    await page.getByRole('button', { name: 'Ship' }).click();
+    await expect.poll(status).toBe('shipped');
+    const shipped = await orderNow(walked.id);
+    expect(shipped.shipment).toEqual({
+      carrier: 'DHL Express',
+      trackingNumber: 'JD014600006251234567',
+      trackingUrl: null,
+      shippedAt: expect.any(String),
+    });
+    await page.getByRole('region', { name: 'Shipment' }).getByText('JD014600006251234567').waitFor();
+    await page.getByRole('button', { name: 'Mark delivered' }).click();
+    await expect.poll(status).toBe('delivered');
+    const delivered = await orderNow(walked.id);
+    expect(delivered).toMatchObject({ status: 'delivered' });
+    expect(delivered.payments.map(({ reference, amount }) => [reference, amount.amount])).toEqual([
+      ['deposit', 10],
+      ['bank-transfer-42', rest],
+    ]);
+    await checkView(page, '06-order-staff');
+    await signOut(page);
+  });
+
+  it('shows an auditor the timeline with the states the API gives, the audit log, and an export that verifies', async () => {
+    const page = await signIn(users.auditor);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.locator('table.audit tbody tr').first().waitFor();
+    const positions = (await page
+      .locator('table.audit tbody tr')
+      .evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-position'))))) as number[];
+    expect(positions.length).toBeGreaterThanOrEqual(9);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    await checkView(page, '07-audit');
+
+    // The hash-chained export, built in the page: it verifies with the CLI, and holds what the CLI's holds.
+    await page.getByRole('button', { name: 'Export the log' }).click();
+    const finalHash = await page.locator('.final-hash').innerText();
+    expect(finalHash).toMatch(/^[0-9a-f]{64}$/);
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: /^Download / }).click();
+    const folder = mkdtempSync(join(tmpdir(), 'console-export-'));
+    try {
+      const file = join(folder, 'console.ndjson');
+      await (await download).saveAs(file);
+      const verified = await runAdmin(['events:verify-export', file], { DATA_DIR: service.dataDir });
+      expect(verified.code, verified.stderr).toBe(0);
+      expect(verified.stdout).toContain(`final hash ${finalHash}`);
+      const exported = await runAdmin(['events:export'], { DATA_DIR: service.dataDir });
+      expect(exported.code, exported.stderr).toBe(0);
+      writeFileSync(join(folder, 'cli.ndjson'), exported.stdout);
+      const records = (text: string) =>
+        text
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { record: Record<string, unknown> }).record);
+      const fromCli = records(exported.stdout).map((record) => {
+        if (record['kind'] !== 'event') return record;
+        const {
+          causationId: _causationId,
+          schemaVersion: _schemaVersion,
+          ...metadata
+        } = record['metadata'] as Record<string, unknown>;
+        return { ...record, metadata };
+      });
+      const fromConsole = records(readFileSync(file, 'utf8'));
+      expect(fromConsole.slice(1)).toEqual(fromCli.slice(1));
+      expect(fromConsole[0]).toMatchObject({
+        kind: 'header',
+        format: fromCli[0]!['format'],
+        source: 'GET /audit/events',
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+
+    // The filter by type, and from an event to its order's timeline.
+    await page.getByLabel('Event type').selectOption('OrderShipped');
+    await expect
+      .poll(() => page.locator('table.audit tbody tr td:nth-child(3)').allInnerTexts())
+      .toEqual(['OrderShipped']);
+    await page.getByRole('link', { name: new RegExp(`Order ${shortId(walked.id)}`) }).click();
+    await page.getByRole('heading', { name: /Timeline of order/ }).waitFor();
+    await page.locator('.timeline-entry').nth(5).waitFor();
+
+    // Each state shown is the API's (GET /orders/{id}?revision=N), and each change is what differs from N-1.
+    const events = (await (await api(users.auditor, `/orders/${walked.id}/events`)).json()) as {
+      revision: number;
+    }[];
+    const states = await Promise.all(
+      events.map(
+        async ({ revision }) =>
+          (await (await api(users.auditor, `/orders/${walked.id}?revision=${revision}`)).json()) as Record<
+            string,
+            unknown
+          >,
+      ),
+    );
+    expect(states.map(({ status }) => status)).toEqual([
+      'pending',
+      'confirmed',
+      'confirmed',
+      'confirmed',
+      'shipped',
+      'delivered',
+    ]);
+    for (const [revision, state] of states.entries()) {
+      const entry = page.locator(`.timeline-entry[data-revision="${revision}"]`);
+      if (revision === 0) {
+        expect(await entry.locator('h3').innerText()).toBe('The order as placed');
+        continue;
+      }
+      const shown = await entry
+        .locator('table.diff tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((row) => [row.getAttribute('data-path'), row.querySelector('ins')?.textContent ?? '']),
+        );
+      const expected = diffStates(states[revision - 1], state).map(({ path, after }) => [
+        path,
+        after === undefined ? '—' : JSON.stringify(after),
+      ]);
+      expect(shown, `revision ${revision}`).toEqual(expected);
+    }
+    expect(await page.getByRole('button', { name: /Confirm|Ship|Cancel|Record payment|Retry/ }).count()).toBe(
+      0,
+    );
+    await checkView(page, '08-timeline-auditor');
+
+    // An auditor's order view: the order as it is now, and no action.
+    await page.getByRole('link', { name: new RegExp(`Order ${shortId(walked.id)}$`) }).click();
+    await page.getByRole('heading', { name: 'Summary' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Actions' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Webhooks' }).count()).toBe(0);
+    await signOut(page);
+  });
+
+  it('lets an admin retry a dead-lettered delivery and see the new attempt, send a test and rotate the secret', async () => {
+    const registered = await api(users.admin, '/webhooks', {
+      url: receiver.url,
+      events: ['order.created'],
+      description: 'ERP (down for maintenance)',
+    });
+    expect(registered.status).toBe(201);
+    const subscription = (await registered.json()) as { id: string; secret: string };
+    // The subscription takes the events after its registration: a new order, delivered three times (500), then dead-lettered.
+    const deadOrder = await placeOrder(users.otherCustomer, '1004');
+    const attempts = async () =>
+      (
+        (await (await api(users.admin, `/webhooks/${subscription.id}/deliveries?perPage=100`)).json()) as {
+          data: AttemptBody[];
+        }
+      ).data;
+    await expect
+      .poll(async () => (await attempts()).some(({ deadLettered }) => deadLettered), { timeout: 20_000 })
+      .toBe(true);
+    const before = (await attempts()).length;
+
+    // Fake timers in the page (running at the real pace), so that the health view's next reading can be had at once.
+    const page = await signIn(users.admin, { before: (page) => page.clock.install() });
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: receiver.url }).waitFor();
+    expect(await page.getByRole('row', { name: /active/ }).count()).toBe(1);
+    await checkView(page, '09-webhooks');
+    await page.getByRole('link', { name: receiver.url }).click();
+    await page
+      .locator('table.attempts tbody tr')
+      .nth(before - 1)
+      .waitFor();
+    expect(await page.locator('.badge.dead-lettered').count()).toBe(1);
+    await page.locator('table.attempts summary').first().click();
+    await page.getByText('receiver is down for maintenance').first().waitFor();
+    expect(await page.getByRole('img', { name: /Delivery outcomes over time/ }).count()).toBe(1);
+
+    await page.getByRole('button', { name: /^Retry delivery of order.created/ }).click();
+    await page
+      .getByText(/New attempt: order\.created, attempt \d+, failed \(500\)\./)
+      .waitFor({ timeout: 20_000 });
+    expect((await attempts()).length).toBeGreaterThan(before);
+    // Each delivery of the order's one event, the admin's retry included, reached the receiver.
+    const created = receiver.received.filter(({ json }) => json.type === 'order.created');
+    expect(created.length).toBeGreaterThan(3);
+    expect(new Set(created.map(({ json }) => json.data['id']))).toEqual(new Set([deadOrder.id]));
+
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page
+      .getByText(/New attempt: webhook\.test, attempt \d+, failed \(500\)\./)
+      .waitFor({ timeout: 20_000 });
+
+    await page.getByRole('button', { name: 'Rotate the secret…' }).click();
+    await page.getByRole('button', { name: 'Rotate now' }).click();
+    const secret = await page.locator('.secret-value').innerText();
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(subscription.secret);
+    await checkView(page, '10-webhook');
+
+    // Health: readiness and metrics, read again every 5 seconds.
+    await page.getByRole('link', { name: 'Health' }).click();
+    await page.getByRole('heading', { name: /Readiness/ }).waitFor();
+    expect(await page.getByRole('heading', { name: /Readiness/ }).innerText()).toMatch(/Readiness: ?ready/);
+    await page
+      .getByRole('row', { name: /\/orders\/:orderId/ })
+      .first()
+      .waitFor();
+    await page.getByRole('row', { name: /read model: orders/ }).waitFor();
+    const firstReading = await page.locator('.lead time').getAttribute('datetime');
+    const reread = page.waitForResponse((response) => response.url().endsWith('/metrics'));
+    await page.clock.fastForward('00:05');
+    await reread;
+    await expect.poll(() => page.locator('.lead time').getAttribute('datetime')).not.toBe(firstReading);
+    await page
+      .getByText(/^\d+\.\d$/)
+      .first()
+      .waitFor(); // requests per second, from two readings
+    await checkView(page, '11-health');
+    await signOut(page);
+  });
+
+  it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {
+    expect(misbehaviour).toEqual([]);
+    expect(assetCaching.size).toBeGreaterThanOrEqual(20);
+    for (const [url, cacheControl] of assetCaching) {
+      expect(url).toMatch(/\/console\/assets\/[0-9a-f]{16}\//);
+      expect(cacheControl, url).toBe('public, max-age=31536000, immutable');
+    }
+    expect(views).toHaveLength(11);
+  });
+});
