@@ -2,6 +2,28 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The project's top-level folders: what the boundaries below are drawn between. */
+const topLevelFolders = [
+  'domain',
+  'projections',
+  'command-api',
+  'query-api',
+  'webhook-dispatcher',
+  'infrastructure',
+  'catalog',
+  'identity',
+  'openapi',
+  'embedded',
+  'cli',
+  'bench',
+  'scripts',
+  'test',
+];
+/** Import patterns for every top-level folder but these: the ones a folder may not reach. */
+function outside(...allowed) {
+  return topLevelFolders.filter((folder) => !allowed.includes(folder)).map((folder) => `**/${folder}/**`);
+}
+
 /** Everything the domain must never reach for: it stays pure, so time, ids and I/O come in from outside. */
 export const domainForbiddenImports = [
   { group: ['node:*'], message: 'domain/ is pure: no Node built-ins (I/O, crypto, time) in the domain.' },
@@ -23,15 +45,82 @@ export const domainForbiddenImports = [
       'domain/ is pure: I/O and frameworks belong in the services and infrastructure/ (zod, a pure validation library, describes its events).',
   },
   {
-    group: [
-      '**/infrastructure/**',
-      '**/command-api/**',
-      '**/query-api/**',
-      '**/projections/**',
-      '**/webhook-dispatcher/**',
-      '**/embedded/**',
-    ],
+    group: outside('domain'),
     message: 'domain/ depends on nothing else in the project.',
+  },
+];
+
+/**
+ * The boundaries between the card's folders (ARCHITECTURE.md): each entry says which of the project's
+ * folders the files matched may import from. Features live inside these folders; what they share is in
+ * infrastructure/ (mechanisms, no feature) and domain/ (the decisions, no I/O).
+ */
+export const folderBoundaries = [
+  {
+    // The read side's logic: events in, documents out. No HTTP, no sibling service.
+    files: ['projections/**/*.ts'],
+    ignores: ['projections/main.ts', 'projections/start-projections.ts', 'projections/config.ts'],
+    patterns: [
+      {
+        group: outside('domain', 'infrastructure', 'projections'),
+        message: 'projections/ reads only domain/ and infrastructure/.',
+      },
+      {
+        group: ['**/infrastructure/http/**'],
+        message: "projections/ knows no HTTP: the API resource is the query side's.",
+      },
+    ],
+  },
+  {
+    // The processes' composition root of projections/ also serves /health and /metrics.
+    files: ['projections/main.ts', 'projections/start-projections.ts', 'projections/config.ts'],
+    patterns: [
+      {
+        group: outside('domain', 'infrastructure', 'projections'),
+        message: 'projections/ reads only domain/ and infrastructure/.',
+      },
+    ],
+  },
+  {
+    files: ['command-api/**/*.ts'],
+    patterns: [
+      {
+        group: ['**/query-api/**', '**/webhook-dispatcher/**', '**/embedded/**'],
+        message:
+          'The services never import each other: share through domain/, projections/ or infrastructure/.',
+      },
+    ],
+  },
+  {
+    files: ['query-api/**/*.ts'],
+    patterns: [
+      {
+        group: ['**/command-api/**', '**/webhook-dispatcher/**', '**/embedded/**'],
+        message:
+          'The services never import each other: share through domain/, projections/ or infrastructure/.',
+      },
+    ],
+  },
+  {
+    files: ['webhook-dispatcher/**/*.ts'],
+    patterns: [
+      {
+        group: ['**/command-api/**', '**/query-api/**', '**/embedded/**'],
+        message:
+          'The services never import each other: share through domain/, projections/ or infrastructure/.',
+      },
+    ],
+  },
+  {
+    // Mechanisms only: the kernel's shared types in domain/shared, and nothing of any feature.
+    files: ['infrastructure/**/*.ts'],
+    patterns: [
+      { group: outside('infrastructure', 'domain'), message: 'infrastructure/ knows no feature.' },
+      {
+        regex: '(^|/)domain/(?!shared/)',
+        message: 'infrastructure/ knows no feature: only the shared kernel of domain/shared.',
+      },
+    ],
   },
 ];
 
@@ -60,6 +149,16 @@ export default tseslint.config(
     languageOptions: { sourceType: 'module' },
     rules: { 'no-undef': 'off' },
   },
+  ...folderBoundaries.map(({ files, ignores, patterns }) => ({
+    files,
+    ...(ignores ? { ignores } : {}),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./){4,}', message: 'No deep relative imports.' }, ...patterns] },
+      ],
+    },
+  })),
   {
     files: ['domain/**/*.ts'],
     rules: {

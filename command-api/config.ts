@@ -4,14 +4,12 @@ import { identityConfig, identityEnvironment } from '../identity/identity-config
 import {
   checkEventLog,
   demoSeedEnvironment,
-  eventLogConfig,
-  eventLogEnvironment,
-  loadSheddingConfig,
-  loadSheddingEnvironment,
-  mongoEnvironment,
+  distributedStoresConfig,
+  distributedStoresEnvironment,
+  httpApiConfig,
+  httpApiEnvironment,
+  processConfig,
   processEnvironment,
-  publicAddress,
-  publicAddressEnvironment,
   requireExactlyOne,
 } from '../infrastructure/config/service-environment.ts';
 import { webhookConfig, webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
@@ -20,10 +18,8 @@ import { webhookConfig, webhookEnvironment } from '../infrastructure/config/webh
 export const commandApiConfigSchema = z
   .object({
     ...processEnvironment(3001),
-    ...loadSheddingEnvironment,
-    ...publicAddressEnvironment,
-    ...eventLogEnvironment,
-    ...mongoEnvironment,
+    ...httpApiEnvironment,
+    ...distributedStoresEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
     ...webhookEnvironment,
@@ -35,19 +31,14 @@ export const commandApiConfigSchema = z
     requireExactlyOne(['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'], 'the key sealing webhook secrets'),
   )
   .transform((env) => {
-    const address = publicAddress(env);
+    const api = httpApiConfig(env);
     return {
-      port: env.PORT,
-      host: env.HOST,
-      logLevel: env.LOG_LEVEL,
-      readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS },
-      http: loadSheddingConfig(env),
-      ...address,
-      eventLog: eventLogConfig(env),
-      mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+      ...processConfig(env),
+      ...api,
+      ...distributedStoresConfig(env),
       seedDemoUsers: env.SEED_DEMO_USERS === 'true',
       catalog: { seedDemo: env.SEED_DEMO_CATALOG === 'true', currency: env.CATALOG_CURRENCY },
-      identity: identityConfig(env, address.publicBaseUrl),
+      identity: identityConfig(env, api.publicBaseUrl),
       webhooks: webhookConfig(env),
     };
   })

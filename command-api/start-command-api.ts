@@ -1,6 +1,8 @@
-import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
+import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
+import { commandModules } from './command-modules.ts';
+import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
@@ -10,25 +12,15 @@ import { createMongoUserStore } from '../identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
-import { createHttpApp } from '../infrastructure/http/create-app.ts';
-import { healthRoutes } from '../infrastructure/http/health-routes.ts';
-import { listen } from '../infrastructure/http/listen.ts';
-import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
-import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { dataDirCheck, eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
 import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
-import { warnWhenPrivateNetworksAllowed } from '../infrastructure/outbound-http/private-network-warning.ts';
-import { checkWebhookUrl, createHostResolver } from '../infrastructure/outbound-http/target-check.ts';
 import type { CommandApiConfig } from './config.ts';
 import { createMongoIdempotencyStore } from './idempotency/mongo-idempotency-store.ts';
-import { orderCommandRoutes } from './orders/order-command-routes.ts';
-import { orderErrors } from './orders/order-errors.ts';
-import { webhookCommandRoutes } from './webhook-subscriptions/subscription-command-routes.ts';
-import { webhookErrors } from './webhook-subscriptions/subscription-errors.ts';
-import { serviceDocsRoutes } from '../openapi/service-document.ts';
+import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type CommandApiDeps = {
   config: CommandApiConfig;
@@ -60,15 +52,33 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     config: config.identity,
     clock,
   });
-  const idempotency = await createMongoIdempotencyStore(db);
-  const purgeIdempotencyKeys = setInterval(() => {
-    idempotency.purgeExpired(clock.now()).catch((error: unknown) => {
-      logger.error({ err: error }, 'could not purge expired idempotency keys');
-    });
-  }, 3_600_000).unref();
-  const readiness = createReadiness({
-    timeoutMs: config.readiness.checkTimeoutMs,
-    checks: {
+  const service = await startHttpService({
+    name: 'command API',
+    config,
+    logger,
+    metrics,
+    first: serviceDocsRoutes(documentSettingsOf(config)),
+    modules: [
+      ...commandModules({
+        eventStore,
+        authenticator: identity.authenticator,
+        stores: {
+          catalog,
+          users,
+          idempotency: await createMongoIdempotencyStore(db),
+          deliveries: await createMongoDeliveryQueue(db),
+        },
+        webhooks: {
+          cipher: createSecretCipher(resolveSecretKey(config.webhooks, null)),
+          checkUrl: webhookTargets(config.webhooks, logger).checkUrl,
+        },
+        config,
+        clock,
+        logger,
+      }),
+      identity,
+    ],
+    readinessChecks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),
       // A log in a local SQLite file: its directory must take writes.
@@ -76,75 +86,17 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
         ? { dataDir: dataDirCheck(dirname(config.eventLog.path)) }
         : {}),
     },
+    // Only once the port is ours: a start that fails on a taken port must not make (and lose) demo passwords.
+    afterListen: async () => {
+      if (!config.seedDemoUsers) return;
+      const credentials = await seedDemoUsers(users, clock);
+      if (credentials.length > 0) announce(formatDemoCredentials(credentials));
+    },
   });
-  const policy = { allowPrivateNetworks: config.webhooks.allowPrivateNetworks };
-  warnWhenPrivateNetworksAllowed(policy, logger);
-  const resolve = createHostResolver({ dnsServers: config.webhooks.dnsServers });
-
-  // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
-  const loadShedding = startLoadShedding({
-    config: config.http,
-    errorTypeBase: config.errorTypeBase,
-    metrics,
-  });
-  const app = createHttpApp({
-    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
-    logger,
-    trustProxy: config.identity.trustProxy,
-    routers: [
-      // First: OPTIONS and 405 for every documented path, before any router answers them its own way.
-      serviceDocsRoutes({
-        baseUrl: config.publicBaseUrl,
-        docsUrl: config.docsUrl,
-        errorTypeBase: config.errorTypeBase,
-        realm: config.identity.realm,
-      }),
-      healthRoutes(),
-      ...identity.routers,
-      orderCommandRoutes({
-        eventStore,
-        authenticator: identity.authenticator,
-        catalog,
-        users,
-        idempotency,
-        currency: config.catalog.currency,
-        clock,
-        newId: randomUUIDv7,
-        logger,
-      }),
-      webhookCommandRoutes({
-        eventStore,
-        authenticator: identity.authenticator,
-        cipher: createSecretCipher(resolveSecretKey(config.webhooks, null)),
-        checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),
-        deliveries: await createMongoDeliveryQueue(db),
-        clock,
-        newId: randomUUID,
-      }),
-    ],
-    errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
-    loadShedding: loadShedding.middleware,
-    bodyTimeoutMs: config.http.bodyTimeoutMs,
-    metrics,
-    readiness,
-  });
-
-  const http = await listen(app, config.port, config.host, {
-    ...config.http,
-    errorTypeBase: config.errorTypeBase,
-  });
-  // Only once the port is ours: a start that fails on a taken port must not make (and lose) demo passwords.
-  if (config.seedDemoUsers) {
-    const credentials = await seedDemoUsers(users, clock);
-    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
-  }
-  logger.info({ url: http.url }, 'command API listening');
   return {
-    url: http.url,
+    url: service.url,
     async stop() {
-      clearInterval(purgeIdempotencyKeys);
-      await http.close();
-      loadShedding.stop();
+      await service.stop();
       await eventStore.close();
       await mongo.close();
       logger.info('command API stopped');

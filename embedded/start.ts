@@ -1,16 +1,10 @@
-import { randomUUIDv7 } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
-import { catalogRoutes } from '../catalog/catalog-routes.ts';
-import { purgeTimings, startCachePurger } from '../catalog/cache-purger.ts';
-import { createPurgeMetrics } from '../catalog/purge-metrics.ts';
-import { httpPurgeSender } from '../catalog/send-purge.ts';
+import { commandModules } from '../command-api/command-modules.ts';
+import { queryModules } from '../query-api/query-modules.ts';
+import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
-import { orderCommandRoutes } from '../command-api/orders/order-command-routes.ts';
-import { orderErrors } from '../command-api/orders/order-errors.ts';
-import { webhookErrors } from '../command-api/webhook-subscriptions/subscription-errors.ts';
 import { createSqliteIdempotencyStore } from '../command-api/idempotency/sqlite-idempotency-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
@@ -19,12 +13,7 @@ import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
-import { createHttpApp } from '../infrastructure/http/create-app.ts';
-import { healthRoutes } from '../infrastructure/http/health-routes.ts';
-import { listen } from '../infrastructure/http/listen.ts';
-import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
-import { createReadiness } from '../infrastructure/operations/readiness.ts';
 import { dataDirCheck, eventLogCheck, sqliteCheck } from '../infrastructure/operations/store-checks.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import { listenStartupError } from '../infrastructure/process/listen-error.ts';
@@ -34,13 +23,10 @@ import { registerProjectionMetrics } from '../infrastructure/event-sourcing/proj
 import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import { createSqliteOrderReadModel } from '../projections/orders/sqlite-order-read-model.ts';
-import { auditRoutes } from '../query-api/audit/audit-routes.ts';
-import { orderQueryRoutes } from '../query-api/orders/order-query-routes.ts';
-import { consoleRoutes } from '../query-api/console/console-routes.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
 import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
-import { serviceDocsRoutes } from '../openapi/service-document.ts';
+import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type EmbeddedDeps = {
   config: EmbeddedConfig;
@@ -91,10 +77,6 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
   if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
     logger.info('imported the demo catalogue into the empty catalogue');
   }
-  const catalogRouter = catalogRoutes({
-    store: catalog,
-    representations: createCatalogRepresentations({ store: catalog, ...config.catalog }),
-  });
 
   const identity = createIdentityModule({
     users,
@@ -119,106 +101,59 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     [subscriptionProjectionName]: webhooks.positions.subscriptions,
   };
   registerProjectionMetrics({ registry: metrics, eventStore, projections, relay: webhooks.positions.relay });
-  const readiness = createReadiness({
-    timeoutMs: config.readiness.checkTimeoutMs,
-    checks: {
+  const service = await startHttpService({
+    name: 'embedded service',
+    config,
+    logger,
+    metrics,
+    first: serviceDocsRoutes(documentSettingsOf(config)),
+    modules: [
+      ...commandModules({
+        eventStore,
+        authenticator: identity.authenticator,
+        stores: {
+          catalog,
+          users,
+          idempotency: createSqliteIdempotencyStore(readStore),
+          deliveries: webhooks.deliveries,
+        },
+        webhooks: webhooks.commandSide,
+        config,
+        clock,
+        logger,
+      }),
+      // The caches in front hear of each import once, from here (the only process serving it).
+      ...queryModules({
+        eventStore,
+        authenticator: identity.authenticator,
+        orders: { readModel, progress: projection },
+        subscriptions: webhooks.querySide,
+        catalog,
+        config,
+        clock,
+        logger,
+        metrics,
+      }),
+      identity,
+    ],
+    readinessChecks: {
       eventLog: eventLogCheck(eventStore),
       readStore: sqliteCheck(readStore),
       dataDir: dataDirCheck(config.dataDir),
-      projections: projectionLagCheck({
-        eventStore,
-        projections,
-        maxLag: config.readiness.maxProjectionLag,
-      }),
+      projections: projectionLagCheck({ eventStore, projections, maxLag: config.readiness.maxProjectionLag }),
+    },
+    // Only once the port is ours: a start that fails on a taken port must not make (and lose) demo passwords.
+    afterListen: async () => {
+      if (!config.seedDemoUsers) return;
+      const credentials = await seedDemoUsers(users, clock);
+      if (credentials.length > 0) announce(formatDemoCredentials(credentials));
     },
   });
-  // The caches in front hear of each import once, from here (the only process serving it).
-  const cachePurger = startCachePurger({
-    outbox: catalog.purges,
-    urls: config.catalog.purgeUrls,
-    send: httpPurgeSender(),
-    now: () => clock.now().getTime(),
-    logger,
-    metrics: createPurgeMetrics(metrics),
-    ...purgeTimings(config.catalog.refreshIntervalMs),
-  });
-  const idempotency = createSqliteIdempotencyStore(readStore);
-  const purgeIdempotencyKeys = setInterval(() => {
-    idempotency.purgeExpired(clock.now()).catch((error: unknown) => {
-      logger.error({ err: error }, 'could not purge expired idempotency keys');
-    });
-  }, 3_600_000).unref();
-
-  // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
-  const loadShedding = startLoadShedding({
-    config: config.http,
-    errorTypeBase: config.errorTypeBase,
-    metrics,
-  });
-  const app = createHttpApp({
-    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
-    logger,
-    trustProxy: config.identity.trustProxy,
-    routers: [
-      // First: OPTIONS and 405 for every documented path, before any router answers them its own way;
-      // then the catalogue, which carries the hottest, public traffic.
-      serviceDocsRoutes({
-        baseUrl: config.publicBaseUrl,
-        docsUrl: config.docsUrl,
-        errorTypeBase: config.errorTypeBase,
-        realm: config.identity.realm,
-      }),
-      catalogRouter,
-      healthRoutes(),
-      ...identity.routers,
-      orderCommandRoutes({
-        eventStore,
-        authenticator: identity.authenticator,
-        catalog,
-        users,
-        idempotency,
-        currency: config.catalog.currency,
-        clock,
-        newId: randomUUIDv7,
-        logger,
-      }),
-      orderQueryRoutes({
-        readModel,
-        eventStore,
-        progress: projection,
-        authenticator: identity.authenticator,
-        consistencyTimeoutMs: config.consistencyTimeoutMs,
-      }),
-      auditRoutes({ eventStore, authenticator: identity.authenticator }),
-      ...webhooks.routers(identity.authenticator),
-      // The operator console at /console: a page of this origin that uses the API above, as any client.
-      consoleRoutes(),
-    ],
-    errorMappers: [...identity.errorMappers, orderErrors, webhookErrors],
-    loadShedding: loadShedding.middleware,
-    bodyTimeoutMs: config.http.bodyTimeoutMs,
-    metrics,
-    readiness,
-  });
-
-  const http = await listen(app, config.port, config.host, {
-    ...config.http,
-    errorTypeBase: config.errorTypeBase,
-  });
-  // Only once the port is ours: a start that fails on a taken port must not make (and lose) demo passwords.
-  if (config.seedDemoUsers) {
-    const credentials = await seedDemoUsers(users, clock);
-    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
-  }
-  logger.info({ url: http.url, dataDir: config.dataDir }, 'embedded service listening');
 
   return {
-    url: http.url,
+    url: service.url,
     async stop() {
-      clearInterval(purgeIdempotencyKeys);
-      await http.close();
-      loadShedding.stop();
-      await cachePurger.stop();
+      await service.stop();
       await webhooks.stop();
       await projection.stop();
       await eventStore.close();

@@ -3,8 +3,6 @@ import type { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { webhookCommandRoutes } from '../command-api/webhook-subscriptions/subscription-command-routes.ts';
-import type { Authenticator } from '../identity/authenticator.ts';
 import { createInProcessEventBus } from '../infrastructure/bus/in-process-event-bus.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
@@ -12,7 +10,6 @@ import { startEventRelay } from '../projections/relay/event-relay.ts';
 import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import { createSqliteWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/sqlite-subscription-read-model.ts';
-import { webhookQueryRoutes } from '../query-api/webhook-subscriptions/subscription-query-routes.ts';
 import { createDeliveryMetrics } from '../webhook-dispatcher/delivery-metrics.ts';
 import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';
@@ -20,8 +17,7 @@ import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/s
 import { createSqliteDeliveryLog } from '../projections/webhook-deliveries/sqlite-delivery-log.ts';
 import { createSqliteDeliveryQueue } from '../projections/webhook-deliveries/sqlite-delivery-queue.ts';
 import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
-import { warnWhenPrivateNetworksAllowed } from '../infrastructure/outbound-http/private-network-warning.ts';
-import { checkWebhookUrl, createHostResolver } from '../infrastructure/outbound-http/target-check.ts';
+import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
 
@@ -34,7 +30,7 @@ export const embeddedTopics = {
 
 /**
  * Webhooks in the embedded default: the subscription projection, the relay from the log onto an in-process
- * bus, the dispatcher with its retry state in the read store, and the admin routes.
+ * bus, the dispatcher with its retry state in the read store; and what the feature's routes use here.
  */
 export const startEmbeddedWebhooks = async ({
   config,
@@ -66,10 +62,8 @@ export const startEmbeddedWebhooks = async ({
   const cipher = createSecretCipher(
     resolveSecretKey(settings, join(config.dataDir, 'keys', 'webhook-secret-key')),
   );
-  const policy = { allowPrivateNetworks: settings.allowPrivateNetworks };
-  warnWhenPrivateNetworksAllowed(policy, logger);
-  const resolve = createHostResolver({ dnsServers: settings.dnsServers });
-  const poster = createWebhookPoster({ policy, resolve, timeoutMs: settings.timeoutMs });
+  const targets = webhookTargets(settings, logger);
+  const poster = createWebhookPoster({ ...targets, timeoutMs: settings.timeoutMs });
   const queue = createSqliteDeliveryQueue(readStore);
   // The only dispatcher on this data: leases a killed process left behind are nobody's now.
   await queue.releaseLeases();
@@ -112,25 +106,12 @@ export const startEmbeddedWebhooks = async ({
       subscriptions: async () => subscriptionProjection.position(),
       relay: async () => relay.position(),
     },
-    routers: (authenticator: Authenticator) => [
-      webhookCommandRoutes({
-        eventStore,
-        authenticator,
-        cipher,
-        checkUrl: (url) => checkWebhookUrl(url, { policy, resolve }),
-        deliveries: queue,
-        clock,
-        newId: randomUUID,
-      }),
-      webhookQueryRoutes({
-        subscriptions,
-        deliveryLog,
-        progress: subscriptionProjection,
-        headPosition: () => eventStore.headPosition(),
-        authenticator,
-        consistencyTimeoutMs: config.consistencyTimeoutMs,
-      }),
-    ],
+    /** What the feature's command half needs here. */
+    commandSide: { cipher, checkUrl: targets.checkUrl },
+    /** The retry state, which an admin's retry of a delivery reads. */
+    deliveries: queue,
+    /** What its query half reads. */
+    querySide: { readModel: subscriptions, deliveryLog, progress: subscriptionProjection },
     async stop() {
       // The relay's batch in hand may be waiting (up to 30 s) for the subscription projection, which cannot
       // advance while the read store fails (a full or read-only disk): stopping that projection ends the wait

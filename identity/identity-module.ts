@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../infrastructure/clock.ts';
+import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import { createAccessTokenIssuer, createAccessTokenVerifier } from './access-tokens.ts';
 import { createAuthenticator } from './authenticator.ts';
 import type { IdentityConfig } from './identity-config.ts';
@@ -71,5 +72,7 @@ export const createIdentityModule = ({
       sessionRoutes({ sessions, authenticator }),
     ],
     errorMappers: [identityErrors],
-  };
+    // Tokens and the caller's own account: never for a shared cache.
+    cachePolicy: { privatePaths: ['/auth/', '/users/me'] },
+  } satisfies HttpModule & { authenticator: unknown };
 };

@@ -98,6 +98,19 @@ export const createServiceDocument = ({
  * OPTIONS (204 with Allow), then GET / (an index of links), GET /openapi.json and GET /docs: mounted
  * first, before the routers.
  */
+/** The document's settings from a process's configuration: every HTTP process serves the same document. */
+export const documentSettingsOf = (config: {
+  publicBaseUrl: string;
+  docsUrl: string;
+  errorTypeBase: string;
+  identity: { realm: string };
+}): DocumentSettings => ({
+  baseUrl: config.publicBaseUrl,
+  docsUrl: config.docsUrl,
+  errorTypeBase: config.errorTypeBase,
+  realm: config.identity.realm,
+});
+
 export const serviceDocsRoutes = (settings: DocumentSettings) => {
   const document = createServiceDocument(settings);
   const router = createRouter();

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import {
   checkEventLog,
-  eventLogConfig,
-  eventLogEnvironment,
+  distributedStoresConfig,
+  distributedStoresEnvironment,
   kafkaConfig,
   kafkaEnvironment,
-  mongoEnvironment,
+  processConfig,
   processEnvironment,
   projectionBatchEnvironment,
   projectionLagEnvironment,
@@ -18,20 +18,16 @@ import {
 export const projectionsConfigSchema = z
   .object({
     ...processEnvironment(3003),
-    ...eventLogEnvironment,
-    ...mongoEnvironment,
+    ...distributedStoresEnvironment,
     ...kafkaEnvironment,
     ...projectionLagEnvironment,
     ...projectionBatchEnvironment(2),
   })
   .superRefine(checkEventLog)
   .transform((env) => ({
-    port: env.PORT,
-    host: env.HOST,
-    logLevel: env.LOG_LEVEL,
+    ...processConfig(env),
     readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS, maxProjectionLag: env.READY_MAX_PROJECTION_LAG },
-    eventLog: eventLogConfig(env),
-    mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+    ...distributedStoresConfig(env),
     kafka: kafkaConfig(env, 'order-service-projections'),
     batchIntervalMs: env.PROJECTION_BATCH_INTERVAL_MS,
   }))

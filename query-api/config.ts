@@ -4,15 +4,13 @@ import { identityConfig, identityEnvironment } from '../identity/identity-config
 import {
   checkEventLog,
   consistencyEnvironment,
-  eventLogConfig,
-  eventLogEnvironment,
-  loadSheddingConfig,
-  loadSheddingEnvironment,
-  mongoEnvironment,
+  distributedStoresConfig,
+  distributedStoresEnvironment,
+  httpApiConfig,
+  httpApiEnvironment,
+  processConfig,
   processEnvironment,
   projectionLagEnvironment,
-  publicAddress,
-  publicAddressEnvironment,
   requireExactlyOne,
 } from '../infrastructure/config/service-environment.ts';
 
@@ -20,10 +18,8 @@ import {
 export const queryApiConfigSchema = z
   .object({
     ...processEnvironment(3002),
-    ...loadSheddingEnvironment,
-    ...publicAddressEnvironment,
-    ...eventLogEnvironment,
-    ...mongoEnvironment,
+    ...httpApiEnvironment,
+    ...distributedStoresEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
     ...cachePurgeEnvironment,
@@ -48,27 +44,21 @@ export const queryApiConfigSchema = z
   .superRefine(checkEventLog)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
   .transform((env) => {
-    const address = publicAddress(env);
+    const api = httpApiConfig(env);
+    const base = processConfig(env);
     return {
-      port: env.PORT,
-      host: env.HOST,
-      logLevel: env.LOG_LEVEL,
-      readiness: {
-        checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS,
-        maxProjectionLag: env.READY_MAX_PROJECTION_LAG,
-      },
-      ...address,
+      ...base,
+      readiness: { ...base.readiness, maxProjectionLag: env.READY_MAX_PROJECTION_LAG },
+      ...api,
+      ...distributedStoresConfig(env),
       consistencyTimeoutMs: env.CONSISTENCY_TIMEOUT_MS,
-      http: loadSheddingConfig(env),
       consistencyPollIntervalMs: env.CONSISTENCY_POLL_INTERVAL_MS,
-      eventLog: eventLogConfig(env),
-      mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
       catalog: {
         currency: env.CATALOG_CURRENCY,
         refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
         purgeUrls: env.CACHE_PURGE_URLS ?? [],
       },
-      identity: identityConfig(env, address.publicBaseUrl),
+      identity: identityConfig(env, api.publicBaseUrl),
       console: { commandApiUrl: env.CONSOLE_COMMAND_API_URL },
     };
   })

@@ -1,22 +1,15 @@
 import type { Logger } from 'pino';
-import { createCatalogRepresentations } from '../catalog/catalog-representations.ts';
-import { catalogRoutes } from '../catalog/catalog-routes.ts';
-import { purgeTimings, startCachePurger } from '../catalog/cache-purger.ts';
-import { createPurgeMetrics } from '../catalog/purge-metrics.ts';
-import { httpPurgeSender } from '../catalog/send-purge.ts';
+import { queryModules } from './query-modules.ts';
+import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
 import { createMongoUserStore } from '../identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
-import { createHttpApp } from '../infrastructure/http/create-app.ts';
-import { healthRoutes } from '../infrastructure/http/health-routes.ts';
-import { listen } from '../infrastructure/http/listen.ts';
-import { startLoadShedding } from '../infrastructure/http/load-shedding.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
-import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createCheckpointProgress } from '../infrastructure/event-sourcing/checkpoint-progress.ts';
 import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
@@ -26,12 +19,8 @@ import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
 import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
 import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
-import { auditRoutes } from './audit/audit-routes.ts';
-import { consoleRoutes } from './console/console-routes.ts';
 import type { QueryApiConfig } from './config.ts';
-import { orderQueryRoutes } from './orders/order-query-routes.ts';
-import { webhookQueryRoutes } from './webhook-subscriptions/subscription-query-routes.ts';
-import { serviceDocsRoutes } from '../openapi/service-document.ts';
+import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type QueryApiDeps = { config: QueryApiConfig; logger: Logger; clock: Clock };
 
@@ -70,90 +59,40 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
   };
   const metrics = createMetricsRegistry();
   registerProjectionMetrics({ registry: metrics, eventStore, projections });
-  // Every query API runs one; each purge is claimed, so sent once in all.
-  const cachePurger = startCachePurger({
-    outbox: catalog.purges,
-    urls: config.catalog.purgeUrls,
-    send: httpPurgeSender(),
-    now: () => clock.now().getTime(),
+  const service = await startHttpService({
+    name: 'query API',
+    config,
     logger,
-    metrics: createPurgeMetrics(metrics),
-    ...purgeTimings(config.catalog.refreshIntervalMs),
-  });
-  const readiness = createReadiness({
-    timeoutMs: config.readiness.checkTimeoutMs,
-    checks: {
+    metrics,
+    first: serviceDocsRoutes(documentSettingsOf(config)),
+    modules: [
+      ...queryModules({
+        eventStore,
+        authenticator: identity.authenticator,
+        orders: { readModel: await createMongoOrderReadModel(db), progress: ordersProgress },
+        subscriptions: {
+          readModel: await createMongoWebhookSubscriptionReadModel(db),
+          deliveryLog: await createMongoDeliveryLog(db),
+          progress: subscriptionsProgress,
+        },
+        catalog,
+        config: { ...config, commandApiUrl: config.console.commandApiUrl },
+        clock,
+        logger,
+        metrics,
+      }),
+      identity,
+    ],
+    readinessChecks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),
-      projections: projectionLagCheck({
-        eventStore,
-        projections,
-        maxLag: config.readiness.maxProjectionLag,
-      }),
+      projections: projectionLagCheck({ eventStore, projections, maxLag: config.readiness.maxProjectionLag }),
     },
   });
-
-  // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
-  const loadShedding = startLoadShedding({
-    config: config.http,
-    errorTypeBase: config.errorTypeBase,
-    metrics,
-  });
-  const app = createHttpApp({
-    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
-    logger,
-    trustProxy: config.identity.trustProxy,
-    routers: [
-      // First: OPTIONS and 405 for every documented path, before any router answers them its own way.
-      serviceDocsRoutes({
-        baseUrl: config.publicBaseUrl,
-        docsUrl: config.docsUrl,
-        errorTypeBase: config.errorTypeBase,
-        realm: config.identity.realm,
-      }),
-      catalogRoutes({
-        store: catalog,
-        representations: createCatalogRepresentations({ store: catalog, ...config.catalog }),
-      }),
-      healthRoutes(),
-      ...identity.routers,
-      orderQueryRoutes({
-        readModel: await createMongoOrderReadModel(db),
-        eventStore,
-        progress: ordersProgress,
-        authenticator: identity.authenticator,
-        consistencyTimeoutMs: config.consistencyTimeoutMs,
-      }),
-      auditRoutes({ eventStore, authenticator: identity.authenticator }),
-      webhookQueryRoutes({
-        subscriptions: await createMongoWebhookSubscriptionReadModel(db),
-        deliveryLog: await createMongoDeliveryLog(db),
-        progress: subscriptionsProgress,
-        headPosition: () => eventStore.headPosition(),
-        authenticator: identity.authenticator,
-        consistencyTimeoutMs: config.consistencyTimeoutMs,
-      }),
-      // The operator console at /console; its commands go to the command API's public HTTP API.
-      consoleRoutes({ commandApiUrl: config.console.commandApiUrl }),
-    ],
-    errorMappers: identity.errorMappers,
-    loadShedding: loadShedding.middleware,
-    bodyTimeoutMs: config.http.bodyTimeoutMs,
-    metrics,
-    readiness,
-  });
-
-  const http = await listen(app, config.port, config.host, {
-    ...config.http,
-    errorTypeBase: config.errorTypeBase,
-  });
-  logger.info({ url: http.url }, 'query API listening');
   return {
-    url: http.url,
+    url: service.url,
     async stop() {
-      await http.close();
-      loadShedding.stop();
-      await cachePurger.stop();
+      await service.stop();
       ordersProgress.stop();
       subscriptionsProgress.stop();
       await eventStore.close();

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import {
   checkEventLog,
-  eventLogConfig,
-  eventLogEnvironment,
+  distributedStoresConfig,
+  distributedStoresEnvironment,
   kafkaConfig,
   kafkaEnvironment,
-  mongoEnvironment,
+  processConfig,
   processEnvironment,
   requireExactlyOne,
 } from '../infrastructure/config/service-environment.ts';
@@ -19,8 +19,7 @@ import { webhookConfig, webhookEnvironment } from '../infrastructure/config/webh
 export const dispatcherConfigSchema = z
   .object({
     ...processEnvironment(3004),
-    ...eventLogEnvironment,
-    ...mongoEnvironment,
+    ...distributedStoresEnvironment,
     ...kafkaEnvironment,
     ...webhookEnvironment,
     KAFKA_CONSUMER_GROUP: z
@@ -60,12 +59,8 @@ export const dispatcherConfigSchema = z
     requireExactlyOne(['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'], 'the key sealing webhook secrets'),
   )
   .transform((env) => ({
-    port: env.PORT,
-    host: env.HOST,
-    logLevel: env.LOG_LEVEL,
-    readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS },
-    eventLog: eventLogConfig(env),
-    mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+    ...processConfig(env),
+    ...distributedStoresConfig(env),
     kafka: {
       ...kafkaConfig(env, 'order-service-webhook-dispatcher'),
       group: env.KAFKA_CONSUMER_GROUP,

@@ -1,10 +1,4 @@
-/**
- * When a failed delivery is tried again (decisions.md, Webhooks): exponential backoff with jitter on a
- * configurable schedule, then dead-lettered; 429 and 503 wait as long as Retry-After asks.
- */
-export const defaultRetryScheduleMs: readonly number[] = [
-  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000,
-];
+import { defaultRetryScheduleMs } from '../infrastructure/config/webhook-environment.ts';
 
 /** A Retry-After is honoured up to this; a receiver asking for more is retried at the cap. */
 const maxRetryAfterMs = 6 * 3_600_000;
@@ -20,6 +14,10 @@ export const parseRetryAfter = (value: string | null, now: Date): number | null 
   return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
 };
 
+/**
+ * When a failed delivery is tried again (decisions.md, Webhooks): exponential backoff with jitter on a
+ * configurable schedule, then dead-lettered; 429 and 503 wait as long as Retry-After asks.
+ */
 export const createRetryPolicy = ({
   scheduleMs = defaultRetryScheduleMs,
   random = Math.random,

@@ -21,8 +21,7 @@ import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-pos
 import { createRetryPolicy } from './retry-policy.ts';
 import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
 import { startWebhookDispatcher } from './start-webhook-dispatcher.ts';
-import { warnWhenPrivateNetworksAllowed } from '../infrastructure/outbound-http/private-network-warning.ts';
-import { createHostResolver } from '../infrastructure/outbound-http/target-check.ts';
+import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 
 export type DispatcherProcessDeps = { config: DispatcherConfig; logger: Logger; clock: Clock };
 
@@ -41,18 +40,13 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
   const eventStore = countingAppends(openEventLog(config.eventLog), metrics);
   const { db } = mongo;
   const settings = config.webhooks;
-  warnWhenPrivateNetworksAllowed(settings, logger);
   const subscriptionsProgress = createCheckpointProgress({
     checkpoints: createMongoCheckpointStore(db),
     projection: subscriptionProjectionName,
     pollIntervalMs: 20,
     onError: (error) => logger.warn({ err: error }, 'could not read the subscription projection checkpoint'),
   });
-  const poster = createWebhookPoster({
-    policy: { allowPrivateNetworks: settings.allowPrivateNetworks },
-    resolve: createHostResolver({ dnsServers: settings.dnsServers }),
-    timeoutMs: settings.timeoutMs,
-  });
+  const poster = createWebhookPoster({ ...webhookTargets(settings, logger), timeoutMs: settings.timeoutMs });
   const bus = createKafkaEventBus({
     brokers: config.kafka.brokers,
     clientId: config.kafka.clientId,

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { isAbsolute } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -22,7 +23,7 @@ if (pinned)
   });
 
 /**
- * Starts a Node process of the project and waits for the URL it announces (a log line, or a bare URL).
+ * Starts a Node process of the project (or, given an absolute path, of another checkout) and waits for the URL it announces (a log line, or a bare URL).
  * With `logFile`, everything it writes (stdout and stderr) goes on being appended to that file for as long
  * as it runs; without, stderr is this process's and stdout is read for the URL, then dropped.
  */
@@ -42,7 +43,8 @@ export const startProcess = async (
     ? (['taskset', ['-c', serverCore, process.execPath]] as const)
     : ([process.execPath, []] as const);
   const logFd = logFile === undefined ? undefined : openSync(logFile, 'a');
-  const child = spawn(command[0], [...command[1], projectFile(script), ...args], {
+  const file = isAbsolute(script) ? script : projectFile(script);
+  const child = spawn(command[0], [...command[1], file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', logFd ?? 'inherit'],
   });

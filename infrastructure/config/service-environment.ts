@@ -343,3 +343,36 @@ export const consistencyEnvironment = {
     .default(5000)
     .describe('How long a query with a Consistency-Token waits for the read models before a 503.'),
 };
+
+/** Where a distributed process listens, how much it logs, and how long GET /ready waits on each check. */
+export const processConfig = (env: {
+  PORT: number;
+  HOST: string;
+  LOG_LEVEL: z.output<typeof logLevel>;
+  READY_CHECK_TIMEOUT_MS: number;
+}) => ({
+  port: env.PORT,
+  host: env.HOST,
+  logLevel: env.LOG_LEVEL,
+  readiness: { checkTimeoutMs: env.READY_CHECK_TIMEOUT_MS },
+});
+
+/** The stores every distributed process opens: the event log and MongoDB. */
+export const distributedStoresEnvironment = { ...eventLogEnvironment, ...mongoEnvironment };
+
+export const distributedStoresConfig = (
+  env: Parameters<typeof eventLogConfig>[0] & { MONGODB_URL: string; MONGODB_DATABASE: string },
+) => ({
+  eventLog: eventLogConfig(env),
+  mongo: { url: env.MONGODB_URL, database: env.MONGODB_DATABASE },
+});
+
+/** What an HTTP API of the distributed mode adds: its bounds under load, and its public address. */
+export const httpApiEnvironment = { ...loadSheddingEnvironment, ...publicAddressEnvironment };
+
+export const httpApiConfig = (
+  env: Parameters<typeof loadSheddingConfig>[0] & Parameters<typeof publicAddress>[0],
+) => ({
+  http: loadSheddingConfig(env),
+  ...publicAddress(env),
+});

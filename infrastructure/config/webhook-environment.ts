@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { defaultRetryScheduleMs } from '../../webhook-dispatcher/retry-policy.ts';
+
+/** WEBHOOK_RETRY_SCHEDULE's default: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, then dead-lettered. */
+export const defaultRetryScheduleMs: readonly number[] = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000,
+];
 
 const retrySchedule = z
   .string()

@@ -29,9 +29,22 @@ export type EventToAppend = {
   metadata: EventMetadata;
 };
 
-export type StreamEvent = EventToAppend & { streamId: string; revision: number };
+/**
+ * An event as read. Readers look at it and never change it: an adapter may hand several readers the same
+ * object (the node:sqlite log keeps recent events, frozen, for its followers) and may parse its metadata
+ * only when first read. Every adapter guarantees that nothing one reader does to an event changes what
+ * another reads (test/contracts/event-store.contract.ts).
+ */
+export type StreamEvent = Readonly<
+  Omit<EventToAppend, 'data' | 'metadata'> & {
+    data: Readonly<Record<string, unknown>>;
+    metadata: Readonly<EventMetadata>;
+    streamId: string;
+    revision: number;
+  }
+>;
 
-export type RecordedEvent = StreamEvent & { position: GlobalPosition };
+export type RecordedEvent = StreamEvent & { readonly position: GlobalPosition };
 
 export const NO_STREAM = 'no-stream';
 export type ExpectedRevision = typeof NO_STREAM | number;

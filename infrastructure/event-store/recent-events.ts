@@ -3,7 +3,10 @@ import type { GlobalPosition, RecordedEvent } from './event-store.ts';
 export type RecentEvents = ReturnType<typeof createRecentEvents>;
 
 /** An event as the store wrote it: data and metadata as the JSON text stored. */
-export type StoredEvent = Omit<RecordedEvent, 'data' | 'metadata'> & { data: string; metadata: string };
+/** An event as its append wrote it, its position set once its INSERT has run. */
+export type StoredEvent = {
+  -readonly [K in keyof Omit<RecordedEvent, 'data' | 'metadata'>]: RecordedEvent[K];
+} & { data: string; metadata: string };
 
 /**
  * The last events a store appended, so that the followers of the log in the same process (the projections,

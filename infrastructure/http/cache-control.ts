@@ -1,8 +1,6 @@
 import { ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
-
-const privatePaths = ['/auth/', '/users/me', '/orders'];
-const publicPaths = ['/products', '/categories', '/search'];
+import type { CachePolicy } from './http-module.ts';
 
 /** `/orders` covers `/orders` and `/orders/...`, not `/ordersfoo`; a prefix ending in `/` is taken literally. */
 const startsWithAny = (path: string, prefixes: readonly string[]) =>
@@ -14,12 +12,18 @@ const startsWithAny = (path: string, prefixes: readonly string[]) =>
  * Spec section 4.7 as decisions.md resolves it, for one response about to send its headers:
  *  0. a 5xx is never stored by anyone: no-store;
  *  1. a method other than GET or HEAD: no-store;
- *  2. /auth/, /users/me, /orders: private, no-cache (over anything the handler chose);
- *  3. /products, /categories, /search: public, s-maxage=300 unless the handler chose its own Cache-Control;
+ *  2. the features' private paths (/auth/, /users/me, /orders): private, no-cache (over anything the
+ *     handler chose);
+ *  3. their public paths (/products, /categories, /search): public, s-maxage=300 unless the handler chose
+ *     its own Cache-Control;
  *  4. (ours) any other error without a Cache-Control of its own: no-store. An error on another path (a
  *     404 on a path in other case, a 401 of an admin route) says nothing a cache should keep.
  */
-const applyCacheControlRules = (request: Request, response: Response): void => {
+const applyCacheControlRules = (
+  request: Request,
+  response: Response,
+  { privatePaths = [], publicPaths = [] }: CachePolicy,
+): void => {
   const path = request.path;
   if (response.statusCode >= 500) {
     response.setHeader('Cache-Control', 'no-store');
@@ -38,11 +42,11 @@ const applyCacheControlRules = (request: Request, response: Response): void => {
  * Applies the rules to every response of the app, whoever sends it (handlers, errors, 404s), at the last
  * moment: in writeHead, overridden once on the app's own response prototype rather than per request.
  */
-export const enforceCacheControlRules = (app: Express): void => {
+export const enforceCacheControlRules = (app: Express, policy: CachePolicy): void => {
   const writeHead = ServerResponse.prototype.writeHead;
   app.response.writeHead = function (this: Response, ...args: Parameters<ServerResponse['writeHead']>) {
     if (typeof args[0] === 'number') this.statusCode = args[0];
-    applyCacheControlRules(this.req, this);
+    applyCacheControlRules(this.req, this, policy);
     return writeHead.apply(this, args);
   } as unknown as Response['writeHead'];
 };

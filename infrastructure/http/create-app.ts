@@ -8,6 +8,7 @@ import { ApiError, validationFailed } from './api-error.ts';
 import { jsonBodyProblem, requireValidUtf8 } from './json-body-check.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { enforceCacheControlRules } from './cache-control.ts';
+import type { CachePolicy } from './http-module.ts';
 import { metricsRoutes } from './metrics-routes.ts';
 import {
   errorHandler,
@@ -26,12 +27,14 @@ import { requireWellFormedRequest } from './well-formed-request.ts';
 export type HttpAppOptions = {
   problems: ProblemSettings;
   logger: Logger;
-  routers: Router[];
+  routers: readonly Router[];
+  /** The paths whose answers are private to the caller, or public (spec 4.7). */
+  cachePolicy?: CachePolicy;
   /** The process's metrics registry: request durations go in, GET /metrics serves it. */
   metrics: Registry;
   /** What GET /ready checks. */
   readiness: Readiness;
-  errorMappers?: ErrorMapper[];
+  errorMappers?: readonly ErrorMapper[];
   /** Express's `trust proxy`: whom to believe about the client address (X-Forwarded-For). */
   trustProxy?: boolean | number | string;
   /**
@@ -87,6 +90,7 @@ export const createHttpApp = ({
   problems,
   logger,
   routers,
+  cachePolicy = {},
   metrics,
   readiness,
   errorMappers = [],
@@ -101,7 +105,7 @@ export const createHttpApp = ({
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.set('trust proxy', trustProxy);
-  enforceCacheControlRules(app);
+  enforceCacheControlRules(app, cachePolicy);
   app.use(securityHeaders());
   // First after the headers every response carries: a refusal costs as little as possible (no request id,
   // log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.

@@ -16,6 +16,12 @@ export type OrderListQuery = {
 /** A place in the listing: stable under concurrent inserts, since it names an order, not an offset. */
 export type OrderCursor = { createdAt: string; id: string };
 
+/**
+ * What every adapter guarantees alike (test/contracts/order-read-model.contract.ts): once applyEvents has
+ * resolved, the documents are stored and every reader, in this process or another, sees them; what a reader
+ * does to a view it got changes nothing stored. (A rebuild's scratch model holds its views in memory and
+ * writes them at the swap: it is not a live read model, and no query reads it.)
+ */
 export type OrderReadModel = {
   /**
    * Applies log events to the orders they belong to, idempotently: an event whose stream revision is not

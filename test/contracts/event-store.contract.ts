@@ -236,5 +236,58 @@ export const eventStoreContract = (adapterName: string, createStore: () => Promi
         await expect(drained).resolves.toBeInstanceOf(Array);
       });
     });
+
+    describe('events read are shared with other readers', () => {
+      /** Tries to change an event as a careless reader would; a frozen event refuses (TypeError). */
+      const tamperWith = (event: RecordedEvent | undefined) => {
+        try {
+          const writable = event as unknown as {
+            type: string;
+            data: Record<string, unknown>;
+            metadata: { correlationId: string };
+          };
+          writable.type = 'Tampered';
+          writable.data['note'] = 'tampered';
+          writable.metadata.correlationId = 'tampered';
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+        }
+      };
+
+      it('nothing one reader does to an event changes what another reads, by any way of reading', async () => {
+        const streamId = uniqueStreamId();
+        const [original] = [anEvent('OrderPlaced', { note: 'as appended' })];
+        await store.appendToStream(streamId, [original!], { expectedRevision: NO_STREAM });
+        const head = (await store.headPosition())!;
+        const ours = (all: RecordedEvent[]) => all.find((event) => event.streamId === streamId);
+        const readers = {
+          readStream: async () => (await store.readStream(streamId))[0] as RecordedEvent | undefined,
+          readAll: async () => ours(await store.readAll({ after: head - 1n, maxCount: 10 })),
+          readAllBackwards: async () => ours(await store.readAllBackwards({ maxCount: 10 })),
+          subscribeToAll: async () =>
+            ours(
+              await collectUntil(
+                (signal) => store.subscribeToAll({ after: head - 1n, signal }),
+                (seen) => ours(seen) !== undefined,
+              ),
+            ),
+        };
+        for (const read of Object.values(readers)) tamperWith(await read());
+        for (const [way, read] of Object.entries(readers)) {
+          const event = await read();
+          expect({
+            way,
+            type: event?.type,
+            data: event?.data,
+            correlationId: event?.metadata.correlationId,
+          }).toEqual({
+            way,
+            type: 'OrderPlaced',
+            data: { note: 'as appended' },
+            correlationId: original!.metadata.correlationId,
+          });
+        }
+      });
+    });
   });
 };

@@ -33,6 +33,20 @@ export const orderReadModelContract = (
       expect(await model.getOrder(randomUUID())).toBeNull();
     });
 
+    it('hands out views a reader may change without changing what is stored', async () => {
+      const { orderId, events } = recordedHistory((id) => [placeCommand(id)]);
+      await model.applyEvents(events);
+      const stored = structuredClone(await model.getOrder(orderId));
+      const view = (await model.getOrder(orderId))!;
+      try {
+        Object.assign(view, { status: 'cancelled' });
+        view.items.length = 0;
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError); // a frozen view refuses, which is as good
+      }
+      expect(await model.getOrder(orderId)).toEqual(stored);
+    });
+
     it('is idempotent: a replayed event or batch changes nothing', async () => {
       const { orderId, events } = recordedHistory((id) => [
         placeCommand(id),

@@ -19,18 +19,18 @@ describe('domain/ stays free of I/O (lint)', () => {
     "import { EventStoreDBClient } from '@eventstore/db-client';",
     "import { createSqliteEventStore } from '../../infrastructure/event-store/sqlite-event-store.ts';",
   ])('refuses %s', async (importLine) => {
-    expect(await lint(`${importLine}\nexport const x = 1;\n`, 'domain/order/example.ts')).toHaveLength(1);
+    expect(await lint(`${importLine}\nexport const x = 1;\n`, 'domain/orders/example.ts')).toHaveLength(1);
   });
 
   it('refuses reading the clock inside the domain', async () => {
-    expect(await lint('export const now = () => Date.now();\n', 'domain/order/example.ts')).toHaveLength(1);
+    expect(await lint('export const now = () => Date.now();\n', 'domain/orders/example.ts')).toHaveLength(1);
   });
 
   it('accepts pure imports in the domain, and I/O outside it', async () => {
     expect(
       await lint(
         "import type { Money } from '../money.ts';\nexport type X = Money;\n",
-        'domain/order/example.ts',
+        'domain/orders/example.ts',
       ),
     ).toEqual([]);
     expect(

@@ -1,0 +1,181 @@
+// The hot paths of the embedded service in this checkout beside another checkout of the project (a
+// baseline: the commit before a change), same run, alternating: POST /orders, GET /orders/{id} and
+// GET /products/{id}. Each server is its own process pinned to one core, the load on the other; rounds
+// alternate between the two (the order rotated each round); medians of requests/s and of the server's CPU
+// time per request, and the ratio of this checkout to the baseline.
+// Make a baseline: git worktree add /tmp/baseline <commit> && ln -s "$PWD/node_modules" /tmp/baseline/
+// Run: node bench/before-after.ts --baseline /tmp/baseline [--rounds 3] [--duration 5] [--connections 50]
+//      [--report FILE]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  load,
+  median,
+  projectFile,
+  startProcess,
+  type LoadResult,
+  type Started,
+} from './support/processes.ts';
+import { markdownTable, reportOption, writeReport } from './support/report.ts';
+
+const { values } = parseArgs({
+  options: {
+    baseline: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    ...reportOption,
+  },
+});
+if (!values.baseline) throw new Error('--baseline DIR: a checkout of the project to compare with');
+const rounds = Number(values.rounds);
+const durationSeconds = Number(values.duration);
+const connections = Number(values.connections);
+
+const email = 'bench-customer@shop.example';
+const password = 'bench-password-123';
+
+type Side = {
+  name: string;
+  server: Started;
+  dataDir: string;
+  headers: Record<string, string>;
+  orderBody: string;
+  orderPath: string;
+};
+
+const startSide = async (name: string, root: string): Promise<Side> => {
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-before-after-${name}-`));
+  const { MONGODB_URL: _mongodb, ...environment } = process.env;
+  execFileSync(
+    process.execPath,
+    [join(root, 'cli/admin.ts'), 'user:add', '--email', email, '--password', password, '--role', 'customer'],
+    { env: { ...environment, DATA_DIR: dataDir }, stdio: 'ignore' },
+  );
+  const server = await startProcess(join(root, 'embedded/main.ts'), [], {
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SEED_DEMO_USERS: 'false',
+    LOG_LEVEL: 'info',
+  });
+  const token = (await (
+    await fetch(`${server.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: email, password }),
+    })
+  ).json()) as { access_token: string };
+  const headers = { Authorization: `Bearer ${token.access_token}`, 'Content-Type': 'application/json' };
+  const address = (await (
+    await fetch(`${server.url}/users/me/addresses`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
+    })
+  ).json()) as { id: string };
+  const orderBody = JSON.stringify({
+    items: [
+      { productId: '1001', quantity: 2 },
+      { productId: '1017', quantity: 1 },
+    ],
+    shippingAddressId: address.id,
+    note: 'Leave with the neighbour',
+  });
+  const placed = await fetch(`${server.url}/orders`, { method: 'POST', headers, body: orderBody });
+  if (placed.status !== 201) throw new Error(`${name}: POST /orders answered ${placed.status}`);
+  const orderPath = placed.headers.get('location')!;
+  while ((await fetch(`${server.url}${orderPath}`, { headers })).status !== 200);
+  return { name, server, dataDir, headers, orderBody, orderPath };
+};
+
+const sides = [
+  await startSide('baseline', resolve(values.baseline)),
+  await startSide('this checkout', projectFile('.')),
+];
+
+const cases: { name: string; run: (side: Side) => Promise<LoadResult> }[] = [
+  {
+    name: 'POST /orders',
+    run: (side) =>
+      load(side.server, `${side.server.url}/orders`, {
+        connections,
+        durationSeconds,
+        method: 'POST',
+        headers: side.headers,
+        body: side.orderBody,
+        expectStatus: 201,
+      }),
+  },
+  {
+    name: 'GET /orders/{id}',
+    run: (side) =>
+      load(side.server, `${side.server.url}${side.orderPath}`, {
+        connections,
+        durationSeconds,
+        headers: side.headers,
+        expectStatus: 200,
+      }),
+  },
+  {
+    name: 'GET /products/{id}',
+    run: (side) =>
+      load(side.server, `${side.server.url}/products/1001`, {
+        connections,
+        durationSeconds,
+        expectStatus: 200,
+      }),
+  },
+];
+
+const rows: (string | number)[][] = [];
+for (const { name, run } of cases) {
+  const results = new Map<string, LoadResult[]>(sides.map((side) => [side.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) results.get(side.name)!.push(await run(side));
+  }
+  const [before, after] = sides.map((side) => results.get(side.name)!);
+  const rate = (of: LoadResult[]) => median(of.map((result) => result.requestsPerSecond));
+  const cpu = (of: LoadResult[]) => median(of.map((result) => result.cpuMicrosPerRequest));
+  const unexpected = [...before!, ...after!].reduce(
+    (sum, result) => sum + result.unexpected + result.errors,
+    0,
+  );
+  rows.push([
+    name,
+    rate(before!),
+    rate(after!),
+    (rate(after!) / rate(before!)).toFixed(2),
+    cpu(before!),
+    cpu(after!),
+    (cpu(before!) / cpu(after!)).toFixed(2),
+    unexpected,
+  ]);
+}
+for (const side of sides) {
+  await side.server.stop();
+  rmSync(side.dataDir, { recursive: true, force: true });
+}
+
+const table = markdownTable(
+  [
+    'route',
+    'baseline req/s',
+    'this checkout req/s',
+    'ratio',
+    'baseline CPU µs/req',
+    'this checkout CPU µs/req',
+    'ratio by CPU',
+    'unexpected answers',
+  ],
+  rows,
+);
+console.log(table);
+writeReport(
+  values.report,
+  `Same run, ${rounds} alternating rounds of ${durationSeconds} s, ${connections} connections, medians; ` +
+    `a ratio above 1 means this checkout is faster.\n\n${table}\n`,
+);

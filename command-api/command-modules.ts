@@ -1,0 +1,69 @@
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { CatalogStore } from '../catalog/catalog.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
+import type { UserStore } from '../identity/users.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import type { HttpModule } from '../infrastructure/http/http-module.ts';
+import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
+import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import { ordersCommandModule } from './orders/orders-command-module.ts';
+import { subscriptionsCommandModule } from './webhook-subscriptions/subscriptions-command-module.ts';
+
+/**
+ * Every feature's command half, as a process that takes writes mounts them (the command API, the embedded
+ * process), over whichever adapters it chose. New orders, payments and their events get UUIDv7s: ordered by
+ * time, each new order's entries go at the end of the id indexes instead of on a random page.
+ */
+export const commandModules = ({
+  eventStore,
+  authenticator,
+  stores,
+  webhooks,
+  config,
+  clock,
+  logger,
+}: {
+  eventStore: EventStore;
+  authenticator: Authenticator;
+  stores: {
+    catalog: CatalogStore;
+    users: UserStore;
+    idempotency: IdempotencyStore;
+    /** The webhook retry state: an admin's retry of a delivery reads it. */
+    deliveries: Pick<DeliveryQueue, 'get'>;
+  };
+  webhooks: {
+    /** Seals webhook secrets in their subscription's events. */
+    cipher: SecretCipher;
+    /** Refuses a URL webhooks may not target. */
+    checkUrl: (url: string) => Promise<URL>;
+  };
+  /** The catalogue currency is what order prices are in. */
+  config: { catalog: { currency: string } };
+  clock: Clock;
+  logger: Logger;
+}): HttpModule[] => [
+  ordersCommandModule({
+    eventStore,
+    authenticator,
+    catalog: stores.catalog,
+    users: stores.users,
+    idempotency: stores.idempotency,
+    currency: config.catalog.currency,
+    clock,
+    newId: randomUUIDv7,
+    logger,
+  }),
+  subscriptionsCommandModule({
+    eventStore,
+    authenticator,
+    cipher: webhooks.cipher,
+    checkUrl: webhooks.checkUrl,
+    deliveries: stores.deliveries,
+    clock,
+    newId: randomUUID,
+  }),
+];

@@ -1,0 +1,100 @@
+import type { Router } from 'express';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { HttpLimits } from '../config/service-environment.ts';
+import { createReadiness, type ReadinessCheck } from '../operations/readiness.ts';
+import { createHttpApp } from './create-app.ts';
+import { healthRoutes } from './health-routes.ts';
+import type { HttpModule } from './http-module.ts';
+import { listen } from './listen.ts';
+import { startLoadShedding } from './load-shedding.ts';
+
+/** What every HTTP process is configured with, whatever features it mounts. */
+export type HttpServiceConfig = {
+  port: number;
+  host: string;
+  errorTypeBase: string;
+  http: HttpLimits;
+  readiness: { checkTimeoutMs: number };
+  identity: { realm: string; trustProxy: boolean | number | string };
+};
+
+export type RunningHttpService = { url: string; stop: () => Promise<void> };
+
+/**
+ * One HTTP process: the shared stack (createHttpApp) around the features' modules, mounted in the order
+ * given after `first` (the API document's OPTIONS and 405 answers, before any router answers them its own
+ * way), load shedding, GET /health, /ready (the process's checks and its modules'), /metrics, and a
+ * shutdown that closes the server first, then stops the modules in reverse order.
+ */
+export const startHttpService = async ({
+  name,
+  config,
+  logger,
+  metrics,
+  first,
+  modules,
+  readinessChecks,
+  afterListen,
+}: {
+  /** How the log names the process: 'embedded service', 'command API', ... */
+  name: string;
+  config: HttpServiceConfig;
+  logger: Logger;
+  metrics: Registry;
+  first: Router;
+  modules: readonly HttpModule[];
+  readinessChecks: Record<string, ReadinessCheck>;
+  /** Runs once the port is ours (a start that fails to listen must not, for instance, make demo users). */
+  afterListen?: () => Promise<void>;
+}): Promise<RunningHttpService> => {
+  const readiness = createReadiness({
+    timeoutMs: config.readiness.checkTimeoutMs,
+    checks: Object.assign({}, readinessChecks, ...modules.map((module) => module.readinessChecks ?? {})),
+  });
+  // Past its bounds the process answers 503 overloaded at once: latency and memory stay bounded under overload.
+  const loadShedding = startLoadShedding({
+    config: config.http,
+    errorTypeBase: config.errorTypeBase,
+    metrics,
+  });
+  const app = createHttpApp({
+    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
+    logger,
+    trustProxy: config.identity.trustProxy,
+    routers: [first, ...modules.flatMap((module) => module.routers), healthRoutes()],
+    cachePolicy: {
+      privatePaths: modules.flatMap((module) => module.cachePolicy?.privatePaths ?? []),
+      publicPaths: modules.flatMap((module) => module.cachePolicy?.publicPaths ?? []),
+    },
+    errorMappers: modules.flatMap((module) => module.errorMappers ?? []),
+    loadShedding: loadShedding.middleware,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    metrics,
+    readiness,
+  });
+  const stopModules = async () => {
+    for (const module of [...modules].reverse()) await module.stop?.();
+  };
+  let http;
+  try {
+    http = await listen(app, config.port, config.host, {
+      ...config.http,
+      errorTypeBase: config.errorTypeBase,
+    });
+  } catch (error) {
+    loadShedding.stop();
+    await stopModules();
+    throw error;
+  }
+  await afterListen?.();
+  logger.info({ url: http.url }, `${name} listening`);
+  return {
+    url: http.url,
+    async stop() {
+      await http.close();
+      loadShedding.stop();
+      await stopModules();
+    },
+  };
+};

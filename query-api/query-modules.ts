@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { catalogQueryModule } from '../catalog/catalog-module.ts';
+import type { CatalogStore } from '../catalog/catalog.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
+import type { Clock } from '../infrastructure/clock.ts';
+import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import type { HttpModule } from '../infrastructure/http/http-module.ts';
+import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
+import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
+import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
+import { auditModule } from './audit/audit-module.ts';
+import { consoleModule } from './console/console-module.ts';
+import { ordersQueryModule } from './orders/orders-query-module.ts';
+import { subscriptionsQueryModule } from './webhook-subscriptions/subscriptions-query-module.ts';
+
+/**
+ * Every feature's query half, as a process that answers reads mounts them (the query API, the embedded
+ * process), over whichever read models it chose. Each read model comes with its projection's progress, for
+ * Consistency-Token.
+ */
+export const queryModules = (deps: {
+  eventStore: EventStore;
+  authenticator: Authenticator;
+  orders: { readModel: OrderReadModel; progress: ProjectionProgress };
+  subscriptions: {
+    readModel: WebhookSubscriptionReadModel;
+    deliveryLog: DeliveryLog;
+    progress: ProjectionProgress;
+  };
+  catalog: CatalogStore;
+  config: {
+    consistencyTimeoutMs: number;
+    catalog: { currency: string; refreshIntervalMs: number; purgeUrls: readonly string[] };
+    /** Where the console's commands go when another process takes writes. */
+    commandApiUrl?: string | undefined;
+  };
+  clock: Clock;
+  logger: Logger;
+  metrics: Registry;
+}): HttpModule[] => {
+  const { eventStore, authenticator, config } = deps;
+  return [
+    ordersQueryModule({
+      readModel: deps.orders.readModel,
+      eventStore,
+      progress: deps.orders.progress,
+      authenticator,
+      consistencyTimeoutMs: config.consistencyTimeoutMs,
+    }),
+    // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
+    catalogQueryModule({
+      store: deps.catalog,
+      config: config.catalog,
+      clock: deps.clock,
+      logger: deps.logger,
+      metrics: deps.metrics,
+    }),
+    auditModule({ eventStore, authenticator }),
+    subscriptionsQueryModule({
+      subscriptions: deps.subscriptions.readModel,
+      deliveryLog: deps.subscriptions.deliveryLog,
+      progress: deps.subscriptions.progress,
+      headPosition: () => eventStore.headPosition(),
+      authenticator,
+      consistencyTimeoutMs: config.consistencyTimeoutMs,
+    }),
+    consoleModule({ commandApiUrl: config.commandApiUrl }),
+  ];
+};
