@@ -1,3 +1,5 @@
+import { orderReadModelIsCurrent } from '../projections/orders/order-read-model-version.ts';
+import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -25,6 +27,9 @@ const options = <T extends ParseArgsOptionsConfig>(args: string[], spec: T) => {
 const write = async (stream: Writable, text: string) => {
   if (!stream.write(text)) await once(stream, 'drain');
 };
+
+const hasOrders = async (readModel: OrderReadModel) =>
+  (await readModel.listOrders({ kind: 'page', offset: 0, limit: 1 })).orders.length > 0;
 
 export const logCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
   async 'events:export'(args, context) {
@@ -88,7 +93,15 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
 
   async 'projections:verify'(args, context) {
     options(args, {});
-    const scratch = await context.stores.orders.scratch();
+    const { orders } = context.stores;
+    if (!(await orderReadModelIsCurrent(orders.checkpoints)) && (await hasOrders(orders.live))) {
+      throw new ReadModelMismatchError(
+        'the order read model was built by an earlier version of the service, whose documents lack what ' +
+          'this one stores (such as shipment): the service rebuilds it from the log at its next start, or ' +
+          'run projections:rebuild now',
+      );
+    }
+    const scratch = await orders.scratch();
     try {
       const result = await verifyOrderReadModel({
         eventStore: await context.stores.events(),

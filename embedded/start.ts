@@ -25,7 +25,12 @@ import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sq
 import { createSqliteOrderReadModel } from '../projections/orders/sqlite-order-read-model.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
-import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
+import {
+  checkpointNames,
+  orderProjectionName,
+  subscriptionProjectionName,
+} from '../projections/projection-names.ts';
+import { emptyOutdatedOrderReadModel } from '../projections/orders/order-read-model-version.ts';
 import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
 
 export type EmbeddedDeps = {
@@ -87,10 +92,13 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
   });
 
   const readModel = createSqliteOrderReadModel(readStore);
+  const checkpoints = createSqliteCheckpointStore(readStore);
+  await emptyOutdatedOrderReadModel({ readModel, checkpoints, logger });
   const projection = await startProjectionRunner({
     name: orderProjectionName,
+    checkpoint: checkpointNames[orderProjectionName],
     eventStore,
-    checkpoints: createSqliteCheckpointStore(readStore),
+    checkpoints,
     apply: (events) => readModel.applyEvents(events),
     logger,
     minBatchIntervalMs: config.projectionBatchIntervalMs,

@@ -13,7 +13,8 @@ import { createMongoOrderReadModel } from './orders/mongo-order-read-model.ts';
 import { createMongoWebhookSubscriptionReadModel } from './webhook-subscriptions/mongo-subscription-read-model.ts';
 import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
-import { orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
+import { checkpointNames, orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
+import { emptyOutdatedOrderReadModel } from './orders/order-read-model-version.ts';
 import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
 
 export type ProjectionsDeps = { config: ProjectionsConfig; logger: Logger };
@@ -37,9 +38,11 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     logger,
   });
   const common = { eventStore, checkpoints, logger, minBatchIntervalMs: config.batchIntervalMs };
+  await emptyOutdatedOrderReadModel({ readModel: orders, checkpoints, logger });
   const ordersRunner = await startProjectionRunner({
     ...common,
     name: orderProjectionName,
+    checkpoint: checkpointNames[orderProjectionName],
     apply: (events) => orders.applyEvents(events),
   });
   const subscriptionsRunner = await startProjectionRunner({

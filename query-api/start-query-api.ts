@@ -17,7 +17,11 @@ import { createMongoOrderReadModel } from '../projections/orders/mongo-order-rea
 import { createMongoWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
 import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
-import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
+import {
+  checkpointNames,
+  orderProjectionName,
+  subscriptionProjectionName,
+} from '../projections/projection-names.ts';
 import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
 import type { QueryApiConfig } from './config.ts';
 import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
@@ -49,13 +53,13 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
       pollIntervalMs: config.consistencyPollIntervalMs,
       onError: (error) => logger.warn({ err: error, projection }, 'could not read a projection checkpoint'),
     });
-  const ordersProgress = progressOf(orderProjectionName);
-  const subscriptionsProgress = progressOf(subscriptionProjectionName);
+  const ordersProgress = progressOf(checkpointNames[orderProjectionName]);
+  const subscriptionsProgress = progressOf(checkpointNames[subscriptionProjectionName]);
   // The projections run in their own process: where they are is their stored checkpoint.
   const checkpointOf = (projection: string) => async () => (await checkpoints.load(projection)) ?? null;
   const projections = {
-    [orderProjectionName]: checkpointOf(orderProjectionName),
-    [subscriptionProjectionName]: checkpointOf(subscriptionProjectionName),
+    [orderProjectionName]: checkpointOf(checkpointNames[orderProjectionName]),
+    [subscriptionProjectionName]: checkpointOf(checkpointNames[subscriptionProjectionName]),
   };
   const metrics = createMetricsRegistry();
   registerProjectionMetrics({ registry: metrics, eventStore, projections });

@@ -54,6 +54,7 @@ const fromMemory = {
     }),
   },
 };
+const orderRequest = placeOrderRequest(fromMemory);
 
 const app = express();
 app.disable('x-powered-by');
@@ -68,7 +69,7 @@ app.post('/orders', express.json(), async (request, response) => {
     return;
   }
   // The project's order schema, its lookups answered from memory (any product, any address).
-  const parsed = await placeOrderRequest(fromMemory, customerId).safeParseAsync(request.body);
+  const parsed = await orderRequest.parse(customerId, (schema) => schema.safeParseAsync(request.body));
   if (!parsed.success) {
     response.status(400).json({ status: 400, errors: parsed.error.issues });
     return;

@@ -90,6 +90,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     newId,
   });
   const router = createRouter();
+  const placeOrder = placeOrderRequest(deps);
   const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger });
   const auth = authenticate(deps.authenticator);
 
@@ -142,7 +143,9 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     keyed,
     async (request, response) => {
       const customerId = principalOf(response).userId;
-      const body = await parseInputAsync(placeOrderRequest(deps, customerId), request.body ?? {});
+      const body = await placeOrder.parse(customerId, (schema) =>
+        parseInputAsync(schema, request.body ?? {}),
+      );
       const orderId = newId();
       const placedAt = clock.now().toISOString();
       const command = placeOrderCommand(body, { orderId, customerId, placedAt, currency: deps.currency });

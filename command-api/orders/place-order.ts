@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import type { Product } from '../../catalog/catalog.ts';
 import type { CatalogStore } from '../../catalog/catalog.ts';
@@ -42,8 +43,27 @@ type Lookups = { catalog: Pick<CatalogStore, 'getProduct'>; users: Pick<UserStor
  * in the catalogue, with its stock at this moment; the address among the caller's stored ones), so that
  * one 400 lists every problem of the request at once, and what comes out is typed: the products and the
  * address themselves. Orders do not reserve stock (the admin backend owns it): only the level now counts.
+ *
+ * The schema is built once per process (building a zod schema costs more than parsing with it); whose
+ * addresses count is the request's, given to `parse` and read by the address lookup from the parse's
+ * asynchronous context.
  */
-export const placeOrderRequest = ({ catalog, users }: Lookups, customerId: string) =>
+export const placeOrderRequest = ({ catalog, users }: Lookups) => {
+  const requestingCustomer = new AsyncLocalStorage<string>();
+  const schema = placeOrderSchema({ catalog, users }, () => {
+    const customerId = requestingCustomer.getStore();
+    if (customerId === undefined) throw new Error('an order request is parsed for a customer');
+    return customerId;
+  });
+  return {
+    schema,
+    /** Parses a body for a customer with `parseWith` (safeParseAsync, or the HTTP layer's parse). */
+    parse: <T>(customerId: string, parseWith: (schema: PlaceOrderSchema) => Promise<T>): Promise<T> =>
+      requestingCustomer.run(customerId, () => parseWith(schema)),
+  };
+};
+
+const placeOrderSchema = ({ catalog, users }: Lookups, customerId: () => string) =>
   z.strictObject({
     items: z
       .array(
@@ -100,7 +120,7 @@ export const placeOrderRequest = ({ catalog, users }: Lookups, customerId: strin
     shippingAddressId: z
       .uuid('must be the id of one of your stored addresses')
       .transform(async (addressId, context): Promise<StoredAddress> => {
-        const address = await users.findAddress(customerId, addressId);
+        const address = await users.findAddress(customerId(), addressId);
         if (!address) {
           context.addIssue({ code: 'custom', message: 'you have no stored address with this id' });
           return z.NEVER;
@@ -114,7 +134,8 @@ export const placeOrderRequest = ({ catalog, users }: Lookups, customerId: strin
       .optional(),
   });
 
-export type PlaceOrderRequest = z.output<ReturnType<typeof placeOrderRequest>>;
+type PlaceOrderSchema = ReturnType<typeof placeOrderSchema>;
+export type PlaceOrderRequest = z.output<PlaceOrderSchema>;
 
 /** The command a valid request asks for: prices and names as the catalogue has them now, the address copied. */
 export const placeOrderCommand = (
@@ -146,10 +167,10 @@ export const placeOrderCommand = (
  * The body's shape as the API document shows it: the same schema, whose lookups only run when a request is
  * parsed (so none here).
  */
-export const createOrderBody = placeOrderRequest(
+export const createOrderBody = placeOrderSchema(
   {
     catalog: { getProduct: () => Promise.reject(new Error('the document parses no request')) },
     users: { findAddress: () => Promise.reject(new Error('the document parses no request')) },
   },
-  '',
+  () => '',
 );

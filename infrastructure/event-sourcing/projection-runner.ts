@@ -5,8 +5,10 @@ import type { CheckpointStore } from './checkpoints.ts';
 import { createPositionWaiters, type ProjectionProgress } from './projection-progress.ts';
 
 export type ProjectionRunnerOptions = {
-  /** The checkpoint's name. */
+  /** The projection's name, in its log lines. */
   name: string;
+  /** Where its checkpoint is stored; its name unless told. */
+  checkpoint?: string;
   eventStore: EventStore;
   checkpoints: CheckpointStore;
   /** Applies a batch idempotently: applying events already applied changes nothing. */
@@ -48,6 +50,7 @@ const pause = (ms: number, signal: AbortSignal) =>
  */
 export const startProjectionRunner = async ({
   name,
+  checkpoint = name,
   eventStore,
   checkpoints,
   apply,
@@ -57,7 +60,7 @@ export const startProjectionRunner = async ({
   minBatchIntervalMs = 0,
 }: ProjectionRunnerOptions): Promise<ProjectionRunner> => {
   const stopping = new AbortController();
-  let position = (await checkpoints.load(name)) ?? null;
+  let position = (await checkpoints.load(checkpoint)) ?? null;
   const waiters = createPositionWaiters(() => position);
   const log = logger.child({ projection: name });
 
@@ -73,7 +76,7 @@ export const startProjectionRunner = async ({
       for await (const batch of inBatches(subscription, batchSize)) {
         await apply(batch);
         const last = batch.at(-1)!.position;
-        await checkpoints.save(name, last);
+        await checkpoints.save(checkpoint, last);
         position = last;
         waiters.advanced();
         // Several events in a batch mean appends are streaming in: let the next ones gather. A lone event

@@ -3,7 +3,7 @@ import type { EventStore, GlobalPosition } from '../../infrastructure/event-stor
 import type { CheckpointStore } from '../../infrastructure/event-sourcing/checkpoints.ts';
 import type { OrderReadModel } from './order-read-model.ts';
 import type { OrderView } from './order-projection.ts';
-import { orderProjectionName } from '../projection-names.ts';
+import { checkpointNames, orderProjectionName } from '../projection-names.ts';
 
 /** A read model being built aside, and how to make it the live one. */
 export type ScratchOrderReadModel = {
@@ -69,7 +69,7 @@ export const rebuildOrderReadModel = async ({
     rebuilt.position === undefined ? {} : { after: rebuilt.position },
   );
   const position = caughtUp.position ?? rebuilt.position;
-  if (position !== undefined) await checkpoints.save(orderProjectionName, position);
+  if (position !== undefined) await checkpoints.save(checkpointNames[orderProjectionName], position);
   return { events: rebuilt.events + caughtUp.events, position };
 };
 

@@ -31,19 +31,18 @@ const address: StoredAddress = {
   createdAt: '2026-01-01T00:00:00Z',
 };
 
-const schema = placeOrderRequest(
-  {
-    catalog: { getProduct: (id) => Promise.resolve(products.get(id) ?? null) },
-    users: {
-      findAddress: (owner, id) => Promise.resolve(owner === customerId && id === address.id ? address : null),
-    },
+const request = placeOrderRequest({
+  catalog: { getProduct: (id) => Promise.resolve(products.get(id) ?? null) },
+  users: {
+    findAddress: (owner, id) => Promise.resolve(owner === customerId && id === address.id ? address : null),
   },
-  customerId,
-);
+});
+const parse = (body: unknown, customer = customerId) =>
+  request.parse(customer, (schema) => schema.safeParseAsync(body));
 
 /** Every problem of the body, in the order of its fields (lookups answer in their own time). */
 const problems = async (body: unknown) => {
-  const result = await schema.safeParseAsync(body);
+  const result = await parse(body);
   return result.success ? [] : fieldErrors(result.error).sort((a, b) => a.field.localeCompare(b.field));
 };
 
@@ -51,7 +50,9 @@ const order = (items: unknown[], shippingAddressId = address.id) => ({ items, sh
 
 describe('the POST /orders request', () => {
   it('yields the products and the address themselves, and the command prices them from the catalogue', async () => {
-    const request = await schema.parseAsync(order([{ productId: '1', quantity: 2 }], address.id));
+    const parsed = await parse(order([{ productId: '1', quantity: 2 }], address.id));
+    if (!parsed.success) throw parsed.error;
+    const request = parsed.data;
     expect(request.items[0]?.productId).toEqual(products.get(1));
     expect(request.shippingAddressId).toEqual(address);
     const command = placeOrderCommand(request, {
@@ -122,14 +123,7 @@ describe('the POST /orders request', () => {
   });
 
   it("accepts only one of the caller's stored addresses", async () => {
-    const otherCustomers = placeOrderRequest(
-      {
-        catalog: { getProduct: (id) => Promise.resolve(products.get(id) ?? null) },
-        users: { findAddress: () => Promise.resolve(null) },
-      },
-      'customer-2',
-    );
-    const result = await otherCustomers.safeParseAsync(order([{ productId: '1', quantity: 1 }]));
+    const result = await parse(order([{ productId: '1', quantity: 1 }]), 'customer-2');
     expect(result.success ? [] : fieldErrors(result.error)).toEqual([
       { field: 'shippingAddressId', message: 'you have no stored address with this id' },
     ]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { orderProjectionName } from '../../projections/projection-names.ts';
+import { checkpointNames, orderProjectionName } from '../../projections/projection-names.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service.stop());
 
-const storedCheckpoint = () => service.checkpoints.load(orderProjectionName);
+const storedCheckpoint = () => service.checkpoints.load(checkpointNames[orderProjectionName]);
 
 it('keeps every order across a restart, with its checkpoint stored at the last event', async () => {
   const orders: OrderBody[] = [];

@@ -158,6 +158,7 @@ const lookups = {
       addresses.get(customerId)?.get(addressId) ?? null,
   },
 };
+const orderRequest = placeOrderRequest(lookups);
 
 // ---- Authentication: the project's cached verifier -----------------------------------------------------
 
@@ -197,7 +198,9 @@ const ordersApi = (router: Router) => {
     on(async (request: AuthenticatedRequest): Promise<HttpResponse> => {
       const { principal } = request;
       if (scopeOf(principal.roles, 'placeOrder') === null) return Forbidden({ problemDetails: 'forbidden' });
-      const parsed = await placeOrderRequest(lookups, principal.userId).safeParseAsync(request.body);
+      const parsed = await orderRequest.parse(principal.userId, (schema) =>
+        schema.safeParseAsync(request.body),
+      );
       if (!parsed.success) return BadRequest({ problemDetails: parsed.error.message });
       const orderId = randomUUIDv7();
       const placedAt = new Date().toISOString();

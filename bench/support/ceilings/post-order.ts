@@ -53,6 +53,7 @@ const lookups = {
       addresses.get(customerId)?.get(addressId) ?? null,
   },
 };
+const orderRequest = placeOrderRequest(lookups);
 
 const path = join(config.dataDir, `ceiling-events-${process.pid}.sqlite`);
 const db = new DatabaseSync(path);
@@ -113,7 +114,7 @@ app.post('/orders', express.json({ limit: 100 * 1024 }), async (request, respons
     response.status(403).end();
     return;
   }
-  const parsed = await placeOrderRequest(lookups, principal.userId).safeParseAsync(request.body);
+  const parsed = await orderRequest.parse(principal.userId, (schema) => schema.safeParseAsync(request.body));
   if (!parsed.success) {
     response.status(400).end();
     return;
