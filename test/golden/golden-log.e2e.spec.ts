@@ -15,6 +15,7 @@ import {
   showsShippedOrderFromReadModel,
   type Answer,
   type GoldenUser,
+  type RecordedAnswer,
 } from './recorded-answers.ts';
 
 // The log and the read store the release before versioned events wrote (commit 135fbde), with the answers
@@ -92,8 +93,21 @@ describe('when this release serves the log', () => {
     expect(service.errors).toEqual([]);
   });
 
-  const get = async (as: GoldenUser, path: string): Promise<Answer> => {
-    const response = await fetch(`${service.url}${path}`, { headers: users.get(as)!.auth });
+  /** The recorded request, asked again. */
+  const ask = async ({
+    as,
+    method,
+    path,
+    requestBody,
+  }: Pick<RecordedAnswer, 'as' | 'method' | 'path' | 'requestBody'>): Promise<Answer> => {
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: {
+        ...users.get(as)!.auth,
+        ...(requestBody === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(requestBody === undefined ? {} : { body: JSON.stringify(requestBody) }),
+    });
     return {
       status: response.status,
       etag: response.headers.get('etag'),
@@ -105,7 +119,7 @@ describe('when this release serves the log', () => {
   /** A command on a shipped order with If-Match: the ETag of GET /orders/{id}. */
   const confirmShippedOrderIfMatch = async () => {
     const id = shippedOrderIds[0]!;
-    const { etag } = await get('staff', `/orders/${id}`);
+    const { etag } = await ask({ as: 'staff', method: 'GET', path: `/orders/${id}` });
     const response = await fetch(`${service.url}/orders/${id}/confirm`, {
       method: 'POST',
       headers: { ...users.get('staff')!.auth, 'If-Match': etag! },
@@ -118,8 +132,7 @@ describe('when this release serves the log', () => {
     const shippedFromReadModel = recordedAnswers.filter(showsShippedOrderFromReadModel);
 
     it(`gives ${unaffected.length} of the ${recordedAnswers.length} recorded answers, as recorded but for the deliberate changes`, async () => {
-      for (const recorded of unaffected)
-        expectRecordedAnswer(recorded, await get(recorded.as, recorded.path));
+      for (const recorded of unaffected) expectRecordedAnswer(recorded, await ask(recorded));
     });
 
     // KNOWN REGRESSION (the same): until projections:rebuild, the read model serves the orders shipped before
@@ -128,7 +141,7 @@ describe('when this release serves the log', () => {
       `gives the other ${shippedFromReadModel.length}, the orders shipped, with their shipment`,
       async () => {
         for (const recorded of shippedFromReadModel) {
-          expectRecordedAnswer(recorded, await get(recorded.as, recorded.path));
+          expectRecordedAnswer(recorded, await ask(recorded));
         }
       },
     );
@@ -157,8 +170,7 @@ describe('when this release serves the log', () => {
     });
 
     it(`gives every one of the ${recordedAnswers.length} recorded answers, as recorded but for the deliberate changes`, async () => {
-      for (const recorded of recordedAnswers)
-        expectRecordedAnswer(recorded, await get(recorded.as, recorded.path));
+      for (const recorded of recordedAnswers) expectRecordedAnswer(recorded, await ask(recorded));
     });
 
     it('accepts the ETag of a shipped order in If-Match: the decision refuses the command', async () => {

@@ -28,21 +28,25 @@ export const goldenCredentials = (user: GoldenUser) => ({
   password: 'golden-password-1',
 });
 
-/** One answer as the previous release gave it. */
+/** One answer as the previous release gave it, and the request it answered. */
 export type RecordedAnswer = {
   as: GoldenUser;
+  method: string;
   path: string;
+  /** The JSON body of a request other than GET (a refusal: it changed nothing). */
+  requestBody?: unknown;
   status: number;
   etag: string | null;
   lastModified: string | null;
   body: string;
 };
 
-type RecordedFile = { expected: (Omit<RecordedAnswer, 'as'> & { as?: GoldenUser })[] };
+type RecordedFile = { expected: (Omit<RecordedAnswer, 'as' | 'method'> & Partial<RecordedAnswer>)[] };
 const recordedIn = (file: string): RecordedAnswer[] =>
   (JSON.parse(readFileSync(join(fixture, file), 'utf8')) as RecordedFile).expected.map((answer) => ({
-    // gen.mjs.txt asked everything as staff.
+    // gen.mjs.txt asked everything with GET, as staff.
     as: 'staff',
+    method: 'GET',
     ...answer,
   }));
 
@@ -61,7 +65,7 @@ type RecordedEvent = { type: string; revision: number; data: Record<string, unkn
 /** When each shipped order of the fixture was shipped, at which revision, as its recorded history says. */
 const shipments = new Map(
   recordedAnswers
-    .filter((answer) => /^\/orders\/[^/?]+\/events$/.test(answer.path))
+    .filter((answer) => answer.status === 200 && /^\/orders\/[^/?]+\/events$/.test(answer.path))
     .flatMap((answer) => {
       const shipped = (JSON.parse(answer.body) as RecordedEvent[]).find(
         (event) => event.type === 'OrderShipped',
@@ -132,7 +136,7 @@ const withoutDeliberateChanges = (path: string, body: string): string => {
   return body;
 };
 
-export type Answer = Omit<RecordedAnswer, 'as' | 'path'>;
+export type Answer = Pick<RecordedAnswer, 'status' | 'etag' | 'lastModified' | 'body'>;
 
 /**
  * The recorded answer, as this release must give it: the same status and Last-Modified; the same bytes but
@@ -140,7 +144,7 @@ export type Answer = Omit<RecordedAnswer, 'as' | 'path'>;
  * hash of the new bytes, the same function as before, when they are not.
  */
 export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) => {
-  const what = `GET ${recorded.path} as ${recorded.as}`;
+  const what = `${recorded.method} ${recorded.path} as ${recorded.as}`;
   expect(answer.status, `${what}: status`).toBe(recorded.status);
   expect(answer.lastModified, `${what}: Last-Modified`).toBe(recorded.lastModified);
   if (recorded.status !== 200) {
@@ -159,9 +163,9 @@ export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) =
 };
 
 /** Whether the read model serves this answer and it shows a shipped order (GET /orders/{id}, listings). */
-export const showsShippedOrderFromReadModel = ({ path, body, status }: RecordedAnswer): boolean => {
+export const showsShippedOrderFromReadModel = ({ method, path, body, status }: RecordedAnswer): boolean => {
   const { pathname, searchParams } = new URL(path, 'http://golden.example');
-  if (status !== 200 || searchParams.has('revision')) return false;
+  if (method !== 'GET' || status !== 200 || searchParams.has('revision')) return false;
   if (pathname === '/orders') {
     return (JSON.parse(body) as { data: OrderJson[] }).data.some((order) => shipments.has(order.id));
   }
