@@ -13,6 +13,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 eventStoreContract('node:sqlite file', async () =>
   createSqliteEventStore({ path: join(dir, 'events.sqlite') }),
 );
+// What the kernel's unit tests run on (test/event-sourcing): the same adapter, in memory.
+eventStoreContract('node:sqlite in memory', async () => createSqliteEventStore({ path: ':memory:' }));
 
 describe('node:sqlite log: followers in the appending process read its last appends from memory', () => {
   const fileIn = () => join(mkdtempSync(join(dir, 'recent-')), 'events.sqlite');

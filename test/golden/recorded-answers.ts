@@ -1,0 +1,174 @@
+import { chmodSync, cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { strongEtag } from '../../infrastructure/http/representation.ts';
+
+// The golden log of test/fixtures/golden-2026-11-25 (see its README.md): the answers the release before
+// versioned events gave, and the changes this release makes to them on purpose. Everything else about an
+// answer must be the same, byte for byte.
+
+export const fixture = fileURLToPath(new URL('../fixtures/golden-2026-11-25/', import.meta.url));
+
+/** A copy of the fixture's DATA_DIR (the log, the read store as that release built it, its keys). */
+export const copyOfFixture = (): string => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'golden-log-'));
+  chmodSync(dataDir, 0o700);
+  for (const name of ['events.sqlite', 'read-store.sqlite', 'keys']) {
+    cpSync(join(fixture, name), join(dataDir, name), { recursive: true });
+  }
+  return dataDir;
+};
+
+export type GoldenUser = 'staff' | 'ann' | 'bob' | 'admin' | 'auditor';
+export const goldenUsers: GoldenUser[] = ['staff', 'ann', 'bob', 'admin', 'auditor'];
+export const goldenCredentials = (user: GoldenUser) => ({
+  email: `${user}@golden.example`,
+  password: 'golden-password-1',
+});
+
+/** One answer as the previous release gave it, and the request it answered. */
+export type RecordedAnswer = {
+  as: GoldenUser;
+  method: string;
+  path: string;
+  /** The JSON body of a request other than GET (a refusal: it changed nothing). */
+  requestBody?: unknown;
+  status: number;
+  etag: string | null;
+  lastModified: string | null;
+  body: string;
+};
+
+type RecordedFile = { expected: (Omit<RecordedAnswer, 'as' | 'method'> & Partial<RecordedAnswer>)[] };
+const recordedIn = (file: string): RecordedAnswer[] =>
+  (JSON.parse(readFileSync(join(fixture, file), 'utf8')) as RecordedFile).expected.map((answer) => ({
+    // gen.mjs.txt asked everything with GET, as staff.
+    as: 'staff',
+    method: 'GET',
+    ...answer,
+  }));
+
+/** Every recorded answer: gen.mjs.txt's (orders, as staff), then record-more.mjs.txt's. */
+export const recordedAnswers: RecordedAnswer[] = [
+  ...recordedIn('expected.json'),
+  ...recordedIn('expected-more.json'),
+];
+
+export const goldenOrderIds = (
+  JSON.parse(readFileSync(join(fixture, 'expected.json'), 'utf8')) as { orders: string[] }
+).orders;
+
+type RecordedEvent = { type: string; revision: number; data: Record<string, unknown> };
+
+/** When each shipped order of the fixture was shipped, at which revision, as its recorded history says. */
+const shipments = new Map(
+  recordedAnswers
+    .filter((answer) => answer.status === 200 && /^\/orders\/[^/?]+\/events$/.test(answer.path))
+    .flatMap((answer) => {
+      const shipped = (JSON.parse(answer.body) as RecordedEvent[]).find(
+        (event) => event.type === 'OrderShipped',
+      );
+      return shipped
+        ? [[shipped.data['orderId'] as string, { revision: shipped.revision, at: shipped.data['shippedAt'] }]]
+        : [];
+    }),
+);
+export const shippedOrderIds = [...shipments.keys()];
+
+type OrderJson = Record<string, unknown> & { id: string };
+
+/**
+ * The first deliberate change: an order shipped by then gains `shipment`, with no carrier, tracking number
+ * or tracking page (its OrderShipped is version 1) and the time it was shipped. Returns the order without it.
+ */
+const withoutShipment = (order: OrderJson, revision: number | 'current'): OrderJson => {
+  const shipped = shipments.get(order.id);
+  if (!shipped || (revision !== 'current' && revision < shipped.revision)) {
+    expect(
+      order,
+      `order ${order.id} at revision ${revision}: not shipped, so no shipment`,
+    ).not.toHaveProperty('shipment');
+    return order;
+  }
+  const { shipment, ...rest } = order;
+  expect(shipment, `the shipment of order ${order.id} at revision ${revision}`).toEqual({
+    carrier: null,
+    trackingNumber: null,
+    trackingUrl: null,
+    shippedAt: shipped.at,
+  });
+  return rest as OrderJson;
+};
+
+/** The second: every event resource gains `version`, 1 for every event the previous release stored. */
+const withoutVersion = (event: Record<string, unknown>) => {
+  const { version, ...rest } = event;
+  expect(version, `the version of event ${String(event['id'])} (${String(event['type'])})`).toBe(1);
+  return rest;
+};
+
+/**
+ * An answer of this release with the deliberate changes checked and taken out again: what remains must be
+ * the recorded bytes. Key order survives, so re-serialising gives the bytes the service would have sent.
+ */
+const withoutDeliberateChanges = (path: string, body: string): string => {
+  const { pathname, searchParams } = new URL(path, 'http://golden.example');
+  const json = JSON.parse(body) as unknown;
+  if (/^\/orders\/[^/]+\/events$/.test(pathname)) {
+    return JSON.stringify((json as Record<string, unknown>[]).map(withoutVersion));
+  }
+  if (pathname === '/audit/events') {
+    const page = json as { data: Record<string, unknown>[] };
+    return JSON.stringify({ ...page, data: page.data.map(withoutVersion) });
+  }
+  if (/^\/orders\/[^/]+$/.test(pathname)) {
+    const revision = searchParams.get('revision');
+    return JSON.stringify(
+      withoutShipment(json as OrderJson, revision === null ? 'current' : Number(revision)),
+    );
+  }
+  if (pathname === '/orders') {
+    const page = json as { data: OrderJson[] };
+    return JSON.stringify({ ...page, data: page.data.map((order) => withoutShipment(order, 'current')) });
+  }
+  return body;
+};
+
+export type Answer = Pick<RecordedAnswer, 'status' | 'etag' | 'lastModified' | 'body'>;
+
+/**
+ * The recorded answer, as this release must give it: the same status and Last-Modified; the same bytes but
+ * for the deliberate changes (`shipment`, `version`); the same ETag when the bytes are the same, and the
+ * hash of the new bytes, the same function as before, when they are not.
+ */
+export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) => {
+  const what = `${recorded.method} ${recorded.path} as ${recorded.as}`;
+  expect(answer.status, `${what}: status`).toBe(recorded.status);
+  expect(answer.lastModified, `${what}: Last-Modified`).toBe(recorded.lastModified);
+  if (recorded.status !== 200) {
+    expect(answer.body, `${what}: body`).toBe(recorded.body);
+    expect(answer.etag, `${what}: ETag`).toBe(recorded.etag);
+    return;
+  }
+  expect(withoutDeliberateChanges(recorded.path, answer.body), `${what}: body`).toBe(recorded.body);
+  if (recorded.etag === null || answer.body === recorded.body) {
+    expect(answer.etag, `${what}: ETag`).toBe(recorded.etag);
+    return;
+  }
+  // The recorded ETag is the hash of the recorded bytes, and the new one that of the new bytes.
+  expect(strongEtag(Buffer.from(recorded.body)), `${what}: the recorded ETag`).toBe(recorded.etag);
+  expect(answer.etag, `${what}: ETag`).toBe(strongEtag(Buffer.from(answer.body)));
+};
+
+/** Whether the read model serves this answer and it shows a shipped order (GET /orders/{id}, listings). */
+export const showsShippedOrderFromReadModel = ({ method, path, body, status }: RecordedAnswer): boolean => {
+  const { pathname, searchParams } = new URL(path, 'http://golden.example');
+  if (method !== 'GET' || status !== 200 || searchParams.has('revision')) return false;
+  if (pathname === '/orders') {
+    return (JSON.parse(body) as { data: OrderJson[] }).data.some((order) => shipments.has(order.id));
+  }
+  const order = /^\/orders\/([^/]+)$/.exec(pathname);
+  return order !== null && shipments.has(order[1]!);
+};
