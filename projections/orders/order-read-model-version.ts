@@ -10,7 +10,7 @@ const checkpoint = checkpointNames[orderProjectionName];
  * checkpoint of this version is stored (an empty one has none either, and nothing to be wrong about).
  */
 export const orderReadModelIsCurrent = async (checkpoints: CheckpointStore) =>
-  (await checkpoints.load(checkpoint)) !== null;
+  (await checkpoints.load(checkpoint)) !== undefined;
 
 /**
  * Before the orders projection starts: a read model that an earlier version of the fold built (its

@@ -162,13 +162,3 @@ export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) =
   expect(answer.etag, `${what}: ETag`).toBe(strongEtag(Buffer.from(answer.body)));
 };
 
-/** Whether the read model serves this answer and it shows a shipped order (GET /orders/{id}, listings). */
-export const showsShippedOrderFromReadModel = ({ method, path, body, status }: RecordedAnswer): boolean => {
-  const { pathname, searchParams } = new URL(path, 'http://golden.example');
-  if (method !== 'GET' || status !== 200 || searchParams.has('revision')) return false;
-  if (pathname === '/orders') {
-    return (JSON.parse(body) as { data: OrderJson[] }).data.some((order) => shipments.has(order.id));
-  }
-  const order = /^\/orders\/([^/]+)$/.exec(pathname);
-  return order !== null && shipments.has(order[1]!);
-};
