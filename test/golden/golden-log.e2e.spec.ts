@@ -3,7 +3,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn, startEmbeddedChild, type EmbeddedChild, type SignedIn } from '../support/embedded-child.ts';
 import { runAdmin } from '../support/run-admin.ts';
-import { copyOfFixture, expectRecordedAnswer, fixture, goldenCredentials, goldenOrderIds, goldenUsers, recordedAnswers, shippedOrderIds, type Answer, type GoldenUser, type RecordedAnswer } from './recorded-answers.ts';
+import {
+  copyOfFixture,
+  expectRecordedAnswer,
+  fixture,
+  goldenCredentials,
+  goldenOrderIds,
+  goldenUsers,
+  recordedAnswers,
+  shippedOrderIds,
+  type Answer,
+  type GoldenUser,
+  type RecordedAnswer,
+} from './recorded-answers.ts';
 
 // The log and the read store the release before versioned events wrote (commit 135fbde), with the answers
 // it gave (test/fixtures/golden-2026-11-25/README.md). This release must read that log as it was written

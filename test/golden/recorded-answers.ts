@@ -161,4 +161,3 @@ export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) =
   expect(strongEtag(Buffer.from(recorded.body)), `${what}: the recorded ETag`).toBe(recorded.etag);
   expect(answer.etag, `${what}: ETag`).toBe(strongEtag(Buffer.from(answer.body)));
 };
-
