@@ -1,7 +1,9 @@
 // The hot paths of the embedded service in this checkout beside another checkout of the project (a
 // baseline: the commit before a change), same run, alternating: POST /orders, GET /orders/{id} and
 // GET /products/{id}. Each server is its own process pinned to one core, the load on the other; rounds
-// alternate between the two (the order rotated each round); medians of requests/s and of the server's CPU
+// alternate between the two (the order rotated each round), and only the measured one runs (each is
+// started on its data for its turn and stopped after it, so that neither's background work, such as its
+// projections catching up, lands in the other's figures); medians of requests/s and of the server's CPU
 // time per request, and the ratio of this checkout to the baseline.
 // Make a baseline: git worktree add /tmp/baseline <commit> && ln -s "$PWD/node_modules" /tmp/baseline/
 // Run: node bench/before-after.ts --baseline /tmp/baseline [--rounds 3] [--duration 5] [--connections 50]
@@ -40,12 +42,20 @@ const password = 'bench-password-123';
 
 type Side = {
   name: string;
-  server: Started;
+  root: string;
   dataDir: string;
   headers: Record<string, string>;
   orderBody: string;
   orderPath: string;
 };
+
+const startServer = (root: string, dataDir: string) =>
+  startProcess(join(root, 'embedded/main.ts'), [], {
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SEED_DEMO_USERS: 'false',
+    LOG_LEVEL: 'info',
+  });
 
 const startSide = async (name: string, root: string): Promise<Side> => {
   const dataDir = mkdtempSync(join(tmpdir(), `bench-before-after-${name}-`));
@@ -55,12 +65,7 @@ const startSide = async (name: string, root: string): Promise<Side> => {
     [join(root, 'cli/admin.ts'), 'user:add', '--email', email, '--password', password, '--role', 'customer'],
     { env: { ...environment, DATA_DIR: dataDir }, stdio: 'ignore' },
   );
-  const server = await startProcess(join(root, 'embedded/main.ts'), [], {
-    PORT: '0',
-    DATA_DIR: dataDir,
-    SEED_DEMO_USERS: 'false',
-    LOG_LEVEL: 'info',
-  });
+  const server = await startServer(root, dataDir);
   const token = (await (
     await fetch(`${server.url}/auth/token`, {
       method: 'POST',
@@ -88,7 +93,8 @@ const startSide = async (name: string, root: string): Promise<Side> => {
   if (placed.status !== 201) throw new Error(`${name}: POST /orders answered ${placed.status}`);
   const orderPath = placed.headers.get('location')!;
   while ((await fetch(`${server.url}${orderPath}`, { headers })).status !== 200);
-  return { name, server, dataDir, headers, orderBody, orderPath };
+  await server.stop();
+  return { name, root, dataDir, headers, orderBody, orderPath };
 };
 
 const sides = [
@@ -96,46 +102,53 @@ const sides = [
   await startSide('this checkout', projectFile('.')),
 ];
 
-const cases: { name: string; run: (side: Side) => Promise<LoadResult> }[] = [
-  {
-    name: 'POST /orders',
-    run: (side) =>
-      load(side.server, `${side.server.url}/orders`, {
-        connections,
-        durationSeconds,
-        method: 'POST',
-        headers: side.headers,
-        body: side.orderBody,
-        expectStatus: 201,
-      }),
-  },
-  {
-    name: 'GET /orders/{id}',
-    run: (side) =>
-      load(side.server, `${side.server.url}${side.orderPath}`, {
-        connections,
-        durationSeconds,
-        headers: side.headers,
-        expectStatus: 200,
-      }),
-  },
-  {
-    name: 'GET /products/{id}',
-    run: (side) =>
-      load(side.server, `${side.server.url}/products/1001`, {
-        connections,
-        durationSeconds,
-        expectStatus: 200,
-      }),
-  },
-];
+const cases: { name: string; run: (side: Side, server: Started, seconds: number) => Promise<LoadResult> }[] =
+  [
+    {
+      name: 'POST /orders',
+      run: (side, server, seconds) =>
+        load(server, `${server.url}/orders`, {
+          connections,
+          durationSeconds: seconds,
+          method: 'POST',
+          headers: side.headers,
+          body: side.orderBody,
+          expectStatus: 201,
+        }),
+    },
+    {
+      name: 'GET /orders/{id}',
+      run: (side, server, seconds) =>
+        load(server, `${server.url}${side.orderPath}`, {
+          connections,
+          durationSeconds: seconds,
+          headers: side.headers,
+          expectStatus: 200,
+        }),
+    },
+    {
+      name: 'GET /products/{id}',
+      run: (side, server, seconds) =>
+        load(server, `${server.url}/products/1001`, {
+          connections,
+          durationSeconds: seconds,
+          expectStatus: 200,
+        }),
+    },
+  ];
 
 const rows: (string | number)[][] = [];
 for (const { name, run } of cases) {
   const results = new Map<string, LoadResult[]>(sides.map((side) => [side.name, []]));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) results.get(side.name)!.push(await run(side));
+    for (const side of order) {
+      const server = await startServer(side.root, side.dataDir);
+      // A first short load warms the process up (JIT, caches) before the measured one.
+      await run(side, server, 1);
+      results.get(side.name)!.push(await run(side, server, durationSeconds));
+      await server.stop();
+    }
   }
   const [before, after] = sides.map((side) => results.get(side.name)!);
   const rate = (of: LoadResult[]) => median(of.map((result) => result.requestsPerSecond));
@@ -155,10 +168,7 @@ for (const { name, run } of cases) {
     unexpected,
   ]);
 }
-for (const side of sides) {
-  await side.server.stop();
-  rmSync(side.dataDir, { recursive: true, force: true });
-}
+for (const side of sides) rmSync(side.dataDir, { recursive: true, force: true });
 
 const table = markdownTable(
   [

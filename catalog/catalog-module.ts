@@ -14,6 +14,8 @@ import { httpPurgeSender } from './send-purge.ts';
  * that tell the caches in front when an import changed it (sent by whichever process serves it: each purge
  * is claimed, so it goes out once).
  */
+const paths = ['/products', '/categories', '/search'];
+
 export const catalogQueryModule = ({
   store,
   config,
@@ -38,7 +40,8 @@ export const catalogQueryModule = ({
   });
   return {
     routers: [catalogRoutes({ store, representations: createCatalogRepresentations({ store, ...config }) })],
-    cachePolicy: { publicPaths: ['/products', '/categories', '/search'] },
+    paths,
+    cachePolicy: { publicPaths: paths },
     stop: () => purger.stop(),
   };
 };

@@ -71,6 +71,7 @@ export const createIdentityModule = ({
       userRoutes({ users, authenticator, clock }),
       sessionRoutes({ sessions, authenticator }),
     ],
+    paths: ['/auth', '/users', '/.well-known'],
     errorMappers: [identityErrors],
     // Tokens and the caller's own account: never for a shared cache.
     cachePolicy: { privatePaths: ['/auth/', '/users/me'] },

@@ -13,6 +13,7 @@ export const ordersCommandModule = (deps: OrderCommandDeps): HttpModule => {
   }, idempotencyPurgeIntervalMs).unref();
   return {
     routers: [orderCommandRoutes(deps)],
+    paths: ['/orders'],
     errorMappers: [orderErrors],
     stop: () => clearInterval(purgeExpiredKeys),
   };

@@ -5,5 +5,6 @@ import { webhookErrors } from './subscription-errors.ts';
 /** The webhook subscriptions feature's command half: register, change, rotate, test, retry, remove (admins). */
 export const subscriptionsCommandModule = (deps: WebhookCommandDeps): HttpModule => ({
   routers: [webhookCommandRoutes(deps)],
+  paths: ['/webhooks'],
   errorMappers: [webhookErrors],
 });

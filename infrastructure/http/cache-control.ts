@@ -1,12 +1,7 @@
 import { ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import type { CachePolicy } from './http-module.ts';
-
-/** `/orders` covers `/orders` and `/orders/...`, not `/ordersfoo`; a prefix ending in `/` is taken literally. */
-const startsWithAny = (path: string, prefixes: readonly string[]) =>
-  prefixes.some((prefix) =>
-    prefix.endsWith('/') ? path.startsWith(prefix) : path === prefix || path.startsWith(`${prefix}/`),
-  );
+import { isUnderAny } from './path-prefixes.ts';
 
 /**
  * Spec section 4.7 as decisions.md resolves it, for one response about to send its headers:
@@ -29,9 +24,9 @@ const applyCacheControlRules = (
     response.setHeader('Cache-Control', 'no-store');
   } else if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('Cache-Control', 'no-store');
-  } else if (startsWithAny(path, privatePaths)) {
+  } else if (isUnderAny(path, privatePaths)) {
     response.setHeader('Cache-Control', 'private, no-cache');
-  } else if (startsWithAny(path, publicPaths) && !response.hasHeader('Cache-Control')) {
+  } else if (isUnderAny(path, publicPaths) && !response.hasHeader('Cache-Control')) {
     response.setHeader('Cache-Control', 'public, s-maxage=300');
   } else if (response.statusCode >= 400 && !response.hasHeader('Cache-Control')) {
     response.setHeader('Cache-Control', 'no-store');

@@ -6,4 +6,5 @@ import { auditRoutes } from './audit-routes.ts';
 /** The audit feature: the whole log in log order, for auditors and admins. */
 export const auditModule = (deps: { eventStore: EventStore; authenticator: Authenticator }): HttpModule => ({
   routers: [auditRoutes(deps)],
+  paths: ['/audit'],
 });

@@ -7,4 +7,5 @@ import { consoleRoutes } from './console-routes.ts';
  */
 export const consoleModule = (options: { commandApiUrl?: string | undefined } = {}): HttpModule => ({
   routers: [consoleRoutes(options)],
+  paths: ['/console'],
 });

@@ -4,4 +4,5 @@ import { webhookQueryRoutes, type WebhookQueryDeps } from './subscription-query-
 /** The webhook subscriptions feature's query half: subscriptions and their delivery attempts (admins). */
 export const subscriptionsQueryModule = (deps: WebhookQueryDeps): HttpModule => ({
   routers: [webhookQueryRoutes(deps)],
+  paths: ['/webhooks'],
 });

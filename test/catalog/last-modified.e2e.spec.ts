@@ -25,22 +25,32 @@ describe('Last-Modified of catalogue responses dated in the future', () => {
       );
       try {
         for (const path of ['/products/1002', '/products/1002/stock']) {
-          const response = await fetch(`${service.url}${path}`);
-          expect(response.status).toBe(200);
-          expect(((await response.json()) as { updatedAt: string }).updatedAt).toBe(updatedAt);
-          const [lastModified, date] = [
-            response.headers.get('last-modified')!,
-            response.headers.get('date')!,
-          ];
-          expect(Date.parse(lastModified), path).toBeLessThanOrEqual(Date.parse(date));
-          // ...and still revalidates: the client's copy dated so is current.
-          const again = await fetch(`${service.url}${path}`, {
-            headers: { 'If-Modified-Since': lastModified },
-          });
-          expect(again.status, path).toBe(304);
-          expect(Date.parse(again.headers.get('last-modified')!)).toBeLessThanOrEqual(
-            Date.parse(again.headers.get('date')!),
-          );
+          // The clamp follows the clock, a second at a time: a client's copy revalidates within the second
+          // its Date names, so a pair that straddles a second boundary is asked again.
+          for (let attempt = 1; ; attempt++) {
+            const response = await fetch(`${service.url}${path}`);
+            expect(response.status).toBe(200);
+            expect(((await response.json()) as { updatedAt: string }).updatedAt).toBe(updatedAt);
+            const [lastModified, date] = [
+              response.headers.get('last-modified')!,
+              response.headers.get('date')!,
+            ];
+            expect(Date.parse(lastModified), path).toBeLessThanOrEqual(Date.parse(date));
+            // ...and still revalidates: the client's copy dated so is current.
+            const again = await fetch(`${service.url}${path}`, {
+              headers: { 'If-Modified-Since': lastModified },
+            });
+            expect(Date.parse(again.headers.get('last-modified')!)).toBeLessThanOrEqual(
+              Date.parse(again.headers.get('date')!),
+            );
+            if (again.status === 304) break;
+            expect(again.status, path).toBe(200);
+            expect(
+              Date.parse(again.headers.get('date')!),
+              'a 200 only once a second has passed',
+            ).toBeGreaterThan(Date.parse(lastModified));
+            expect(attempt, `${path}: revalidated within one of 5 seconds`).toBeLessThan(5);
+          }
         }
       } finally {
         await service.catalog.importCatalog({ products: [product], categories: [] }, { replace: false });
