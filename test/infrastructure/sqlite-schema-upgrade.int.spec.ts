@@ -30,7 +30,8 @@ const columnsOf = (path: string, table: string) => {
 };
 
 describe('a read store from an earlier release', () => {
-  // The race between two openers is a window of microseconds: eight files, each opened by six at once (before the fix, about half of the rounds failed).
+  // The race between two openers is a window of microseconds: eight files, each opened by six at once
+  // (before the fix, about half of the rounds failed).
   it.each(Array.from({ length: 8 }, (_, round) => round))(
     'is upgraded once when six processes open it at the same moment (round %i)',
     async (round) => {
