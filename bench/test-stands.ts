@@ -5,14 +5,16 @@
 // the MongoDB order read model (so with the indexes it creates), and measured at 500, 2,000 and 8,000
 // documents: findOne({_id}) of a stored order, and the insert-then-read a reader pays to see a new order
 // (its findOne misses, the order is inserted, its next findOne hits), the 201-to-readable path's store part.
-// Run: npm run bench:test-stands   Options: --sizes 500,2000,8000 --lookups N --seconds S --stands a,b,c
+// Run: npm run bench:test-stands
+// Options: --sizes 500,2000,8000 --lookups N --seconds S (per size and measure, over all rounds) --rounds R
+// --stands sqlite,postgresql-btree,postgresql
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Collection, type Db } from 'mongodb';
 import { createMongoOrderReadModel } from '../projections/orders/mongo-order-read-model.ts';
 import { figure, markdownTable, median, reportOption, writeReport } from './support/report.ts';
 import { projectFile } from './support/processes.ts';
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     // Per size and measure: this many samples, or fewer when they take longer than --seconds.
     lookups: { type: 'string', default: '300' },
     seconds: { type: 'string', default: '15' },
+    rounds: { type: 'string', default: '3' },
     stands: { type: 'string', default: 'sqlite,postgresql-btree,postgresql' },
     ...reportOption,
   },
@@ -30,7 +33,8 @@ const { values } = parseArgs({
 const sizes = values.sizes.split(',').map(Number);
 const samplesWanted = Number(values.lookups);
 const secondsPerMeasure = Number(values.seconds);
-const minimumSamples = 20;
+const rounds = Number(values.rounds);
+const minimumSamples = 21;
 
 type Stand = { name: string; label: string; env: Record<string, string> };
 const allStands: Stand[] = [
@@ -111,17 +115,20 @@ const percentile = (samples: readonly number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
 
-/** Runs `sample` up to samplesWanted times, or for secondsPerMeasure (at least minimumSamples). */
-const measure = async (sample: (index: number) => Promise<void>) => {
+/** Runs `sample` up to `count` times, or for `seconds` (at least `minimum` times); its durations in ms. */
+const measure = async (
+  { count, seconds, minimum }: { count: number; seconds: number; minimum: number },
+  sample: (index: number) => Promise<void>,
+) => {
   const durations: number[] = [];
-  const until = performance.now() + secondsPerMeasure * 1000;
-  for (let index = 0; index < samplesWanted; index += 1) {
-    if (index >= minimumSamples && performance.now() > until) break;
+  const until = performance.now() + seconds * 1000;
+  for (let index = 0; index < count; index += 1) {
+    if (index >= minimum && performance.now() > until) break;
     const started = performance.now();
     await sample(index);
     durations.push(performance.now() - started);
   }
-  return { p50: median(durations), p99: percentile(durations, 99), samples: durations.length };
+  return durations;
 };
 
 type Row = { stand: string; size: number; measure: string; p50: number; p99: number; samples: number };
@@ -152,70 +159,112 @@ const postgresEvidence = async (port: number, database: string) => {
   return { plan, scans };
 };
 
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
+const loadAtStart = loadAverage();
 const rows: Row[] = [];
 const evidence: { stand: string; plan: string; scans: string }[] = [];
-for (const stand of stands) {
-  const stateDir = mkdtempSync(join(tmpdir(), `bench-test-stand-${stand.name}-`));
-  // The cluster's owner (postgres, when this runs as root) must reach its directory inside.
-  chmodSync(stateDir, 0o755);
-  const ferretdbPort = await freePort();
-  const postgresPort = await freePort();
-  const env = {
-    ...stand.env,
-    SERVICES_STATE_DIR: stateDir,
-    FERRETDB_PORT: String(ferretdbPort),
-    POSTGRES_PORT: String(postgresPort),
-  };
-  process.stdout.write(`\n=== ${stand.name}: FerretDB on 127.0.0.1:${ferretdbPort}\n`);
-  services('ferretdb-start', env);
-  const client = await MongoClient.connect(`mongodb://127.0.0.1:${ferretdbPort}/`);
-  try {
-    const database = 'bench_test_stand';
+const database = 'bench_test_stand';
+type OrderDocument = ReturnType<typeof orderDocument>;
+type Running = {
+  stand: Stand;
+  env: Record<string, string>;
+  stateDir: string;
+  postgresPort: number;
+  client: MongoClient;
+  orders: Collection<OrderDocument>;
+  stored: number;
+  fresh: number;
+};
+const running: Running[] = [];
+const perRound = {
+  count: Math.ceil(samplesWanted / rounds),
+  seconds: secondsPerMeasure / rounds,
+  minimum: Math.ceil(minimumSamples / rounds),
+};
+try {
+  for (const stand of stands) {
+    const stateDir = mkdtempSync(join(tmpdir(), `bench-test-stand-${stand.name}-`));
+    // The cluster's owner (postgres, when this runs as root) must reach its directory inside.
+    chmodSync(stateDir, 0o755);
+    const ferretdbPort = await freePort();
+    const postgresPort = await freePort();
+    const env = {
+      ...stand.env,
+      SERVICES_STATE_DIR: stateDir,
+      FERRETDB_PORT: String(ferretdbPort),
+      POSTGRES_PORT: String(postgresPort),
+    };
+    process.stdout.write(`=== ${stand.name}: FerretDB on 127.0.0.1:${ferretdbPort}\n`);
+    services('ferretdb-start', env);
+    const client = await MongoClient.connect(`mongodb://127.0.0.1:${ferretdbPort}/`);
     const db: Db = client.db(database);
     await createMongoOrderReadModel(db); // the collection with the indexes the adapter creates
-    const orders = db.collection<ReturnType<typeof orderDocument>>('order_views');
-    let stored = 0;
-    let fresh = 1_000_000;
-    for (const size of sizes) {
-      for (; stored < size; stored += 500) {
-        const batch = Array.from({ length: Math.min(500, size - stored) }, (_, i) =>
-          orderDocument(stored + i),
+    const orders = db.collection<OrderDocument>('order_views');
+    running.push({ stand, env, stateDir, postgresPort, client, orders, stored: 0, fresh: 1_000_000 });
+  }
+  for (const size of sizes) {
+    for (const stand of running) {
+      for (; stand.stored < size; stand.stored += 500) {
+        const first = stand.stored;
+        await stand.orders.insertMany(
+          Array.from({ length: Math.min(500, size - first) }, (_, i) => orderDocument(first + i)),
         );
-        await orders.insertMany(batch);
       }
-      stored = size;
-      const lookup = await measure(async (index) => {
-        const id = orderDocument((index * 7919) % size)._id;
-        if (!(await orders.findOne({ _id: id }))) throw new Error(`order ${id} not found`);
-      });
-      const inserted: string[] = [];
-      const insertThenRead = await measure(async () => {
-        const document = orderDocument((fresh += 1));
-        inserted.push(document._id);
-        if (await orders.findOne({ _id: document._id }))
-          throw new Error('a new order was found before it was inserted');
-        await orders.insertOne(document);
-        if (!(await orders.findOne({ _id: document._id })))
-          throw new Error('a new order was not found after its insert');
-      });
-      await orders.deleteMany({ _id: { $in: inserted } });
-      for (const [name, result] of [
+      stand.stored = size;
+    }
+    // Round after round, each stand in turn: a busy moment of the machine falls on all of them alike.
+    const samples = new Map(
+      running.map((stand) => [stand, { lookup: [] as number[], insertThenRead: [] as number[] }]),
+    );
+    for (let round = 0; round < rounds; round += 1) {
+      for (const stand of running) {
+        const { orders } = stand;
+        const mine = samples.get(stand)!;
+        mine.lookup.push(
+          ...(await measure(perRound, async (index) => {
+            const id = orderDocument((index * 7919 + round * 101) % size)._id;
+            if (!(await orders.findOne({ _id: id }))) throw new Error(`order ${id} not found`);
+          })),
+        );
+        const inserted: string[] = [];
+        mine.insertThenRead.push(
+          ...(await measure(perRound, async () => {
+            const document = orderDocument((stand.fresh += 1));
+            inserted.push(document._id);
+            if (await orders.findOne({ _id: document._id }))
+              throw new Error('a new order was found before it was inserted');
+            await orders.insertOne(document);
+            if (!(await orders.findOne({ _id: document._id })))
+              throw new Error('a new order was not found after its insert');
+          })),
+        );
+        await orders.deleteMany({ _id: { $in: inserted } });
+      }
+    }
+    for (const stand of running) {
+      const { lookup, insertThenRead } = samples.get(stand)!;
+      for (const [name, durations] of [
         ['findOne({_id})', lookup],
         ['insert-then-read', insertThenRead],
       ] as const) {
-        rows.push({ stand: stand.label, size, measure: name, ...result });
+        const result = { p50: median(durations), p99: percentile(durations, 99), samples: durations.length };
+        rows.push({ stand: stand.stand.label, size, measure: name, ...result });
         process.stdout.write(
-          `${stand.name} ${size} ${name}: p50 ${figure(result.p50, 2)} ms, p99 ${figure(result.p99, 2)} ms (${result.samples})\n`,
+          `${stand.stand.name} ${size} ${name}: p50 ${figure(result.p50, 2)} ms, p99 ${figure(result.p99, 2)} ms (${result.samples})\n`,
         );
       }
     }
-    if (stand.name.startsWith('postgresql')) {
-      evidence.push({ stand: stand.label, ...(await postgresEvidence(postgresPort, database)) });
+  }
+  for (const stand of running) {
+    if (stand.stand.name.startsWith('postgresql')) {
+      evidence.push({ stand: stand.stand.label, ...(await postgresEvidence(stand.postgresPort, database)) });
     }
-  } finally {
-    await client.close();
-    services('ferretdb-stop', env);
-    rmSync(stateDir, { recursive: true, force: true });
+  }
+} finally {
+  for (const stand of running) {
+    await stand.client.close();
+    services('ferretdb-stop', stand.env);
+    rmSync(stand.stateDir, { recursive: true, force: true });
   }
 }
 
@@ -236,7 +285,11 @@ same run, one client, one request at a time${pinned ? ' (the stand on the last c
 \`order_views\` collection is made by the MongoDB order read model (so with its indexes) and filled with
 order views of two lines (about 900 bytes); at each size, \`findOne({_id})\` of a stored order, and
 insert-then-read: the reader's \`findOne\` misses, the order is inserted, the next \`findOne\` hits (the
-store's part of 201-to-readable). Up to ${samplesWanted} samples per row, or ${secondsPerMeasure} s (at least ${minimumSamples}).
+store's part of 201-to-readable). The stands run side by side and take turns, ${rounds} rounds at each size, so a
+busy moment of the machine falls on all of them; up to ${samplesWanted} samples per row, or ${secondsPerMeasure} s (at least
+${minimumSamples}), over the rounds.
+Load average ${loadAtStart} at the start, ${loadAverage()} at the end: the machine is shared, so read the
+stands against each other more than the absolute figures.
 
 ${table}
 
