@@ -280,14 +280,13 @@ writeReport(
   `## Test stand
 
 \`npm run bench:test-stands\` (bench/test-stands.ts): the MongoDB-wire stands scripts/services.sh can run,
-each started fresh (\`scripts/services.sh ferretdb-start\`, ports and state of its own) and measured in the
-same run, one client, one request at a time${pinned ? ' (the stand on the last core, the client on the others)' : ''}. The
-\`order_views\` collection is made by the MongoDB order read model (so with its indexes) and filled with
-order views of two lines (about 900 bytes); at each size, \`findOne({_id})\` of a stored order, and
-insert-then-read: the reader's \`findOne\` misses, the order is inserted, the next \`findOne\` hits (the
-store's part of 201-to-readable). The stands run side by side and take turns, ${rounds} rounds at each size, so a
-busy moment of the machine falls on all of them; up to ${samplesWanted} samples per row, or ${secondsPerMeasure} s (at least
-${minimumSamples}), over the rounds.
+each started fresh (\`scripts/services.sh ferretdb-start\`, ports and state of its own), measured in the same
+run by one client, one request at a time. The \`order_views\` collection is made by the MongoDB order read
+model (so with its indexes) and filled with order views of two lines (about 900 bytes); at each size,
+\`findOne({_id})\` of a stored order, and insert-then-read: the reader's \`findOne\` misses, the order is
+inserted, the next \`findOne\` hits (the store's part of 201-to-readable). The stands run side by side and
+take turns, ${rounds} rounds at each size, so that a busy moment of the machine falls on all of them; up to
+${samplesWanted} samples per row, or ${secondsPerMeasure} s (at least ${minimumSamples}), over the rounds.${pinned ? ' The stands ran on the last core, the client on the others.' : ''}
 Load average ${loadAtStart} at the start, ${loadAverage()} at the end: the machine is shared, so read the
 stands against each other more than the absolute figures.
 
@@ -295,5 +294,8 @@ ${table}
 
 Which index served FerretDB's \`_jsonb->'_id' @> '"…"'\` (EXPLAIN, and each index's scans over the run):
 
-${evidence.map(({ stand, plan, scans }) => `${stand}:\n\n\`\`\`\n${plan}\n\n${scans}\n\`\`\``).join('\n\n')}`,
+${evidence.map(({ stand, plan, scans }) => `${stand}:\n\n\`\`\`\n${plan}\n\n${scans}\n\`\`\``).join('\n\n')}
+
+The \`_id_\` btree's scans are FerretDB's deletes and updates by \`_id\`, which it sends as \`=\` or \`IN\`, and
+which a btree serves; its equality filters (\`@>\`) only the GIN twin can serve.`,
 );
