@@ -506,14 +506,16 @@ wait_kafka() {
   die "Kafka did not come up on 127.0.0.1:$KAFKA_PORT within ${START_TIMEOUT}s"
 }
 
-# mongo_stand_up: FerretDB answers, on the backend asked for.
+# ferretdb_backend: the backend the running FerretDB was started with (from its --handler flag).
+ferretdb_backend() {
+  tr '\0' '\n' <"/proc/$(<"$FERRETDB_PID")/cmdline" 2>/dev/null | sed -n 's/^--handler=//p'
+}
+
+# mongo_stand_up: FerretDB answers, on the backend asked for (and that backend's PostgreSQL runs).
 mongo_stand_up() {
   is_running "$FERRETDB_PID" ferretdb && mongo_ping "$FERRETDB_PORT" || return 1
-  if [[ $FERRETDB_BACKEND == postgresql ]]; then
-    is_running "$POSTGRES_PID" bin/postgres
-  else
-    ! is_running "$POSTGRES_PID" bin/postgres
-  fi
+  [[ $(ferretdb_backend) == "$FERRETDB_BACKEND" ]] || return 1
+  [[ $FERRETDB_BACKEND != postgresql ]] || is_running "$POSTGRES_PID" bin/postgres
 }
 
 # check_ports_free PORT...: dies naming the first port already taken.
@@ -727,9 +729,13 @@ cmd_status() {
     echo "postgresql: stopped"
     rc=1
   fi
+  if is_running "$FERRETDB_PID" ferretdb && [[ $(ferretdb_backend) != "$FERRETDB_BACKEND" ]]; then
+    echo "ferretdb: runs on $(ferretdb_backend), not on FERRETDB_BACKEND=$FERRETDB_BACKEND"
+    rc=1
+  fi
   if is_running "$FERRETDB_PID" ferretdb; then
     if mongo_ping "$FERRETDB_PORT"; then
-      echo "ferretdb: running (pid $(<"$FERRETDB_PID"), mongodb://127.0.0.1:$FERRETDB_PORT/, $FERRETDB_BACKEND backend)"
+      echo "ferretdb: running (pid $(<"$FERRETDB_PID"), mongodb://127.0.0.1:$FERRETDB_PORT/, $(ferretdb_backend) backend)"
     else
       echo "ferretdb: process alive (pid $(<"$FERRETDB_PID")) but not answering on 127.0.0.1:$FERRETDB_PORT"
       rc=1
