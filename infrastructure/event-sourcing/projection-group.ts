@@ -12,6 +12,12 @@ export type ProjectionGroupMember = {
   checkpoint?: string;
   /** Applies a batch idempotently: applying events already applied changes nothing. */
   apply: (events: readonly RecordedEvent[]) => Promise<void>;
+  /**
+   * Its position goes with the next batch's checkpoint write (or the one at stop) rather than this one's,
+   * so that the others' write waits for it not: for a member whose applying twice is allowed anyway (the
+   * relay: at least once, consumers deduplicate), which a crash may make it do for one batch.
+   */
+  savedWithNextBatch?: boolean;
 };
 
 export type ProjectionGroupOptions = {
@@ -39,6 +45,8 @@ type MemberState = {
   checkpoint: string;
   /** Its position while it follows with the group; a solo member's is its runner's. */
   position: GlobalPosition | null;
+  /** The position last saved for it by the group. */
+  saved: GlobalPosition | null;
   /** Set while the member follows the log on its own (behind the group, or after a failed batch). */
   solo?: ProjectionRunner | undefined;
   waiters: ReturnType<typeof createPositionWaiters>;
@@ -74,10 +82,12 @@ export const startProjectionGroup = async ({
   const states: MemberState[] = [];
   for (const member of members) {
     const checkpoint = member.checkpoint ?? member.name;
+    const position = (await checkpoints.load(checkpoint)) ?? null;
     const state: MemberState = {
       member,
       checkpoint,
-      position: (await checkpoints.load(checkpoint)) ?? null,
+      position,
+      saved: position,
       waiters: createPositionWaiters(() => positionOf(state)),
     };
     states.push(state);
@@ -112,6 +122,7 @@ export const startProjectionGroup = async ({
     const solo = state.solo!;
     await solo.stop();
     state.position = solo.position();
+    state.saved = state.position;
     state.solo = undefined;
     log.info({ projection: state.member.name }, 'projection rejoined its group');
   };
@@ -120,34 +131,70 @@ export const startProjectionGroup = async ({
     if (state.position !== groupPosition) await goSolo(state);
   }
 
+  const applyTo = async (state: MemberState, batch: RecordedEvent[]) => {
+    const from = state.position;
+    const unseen = from === null ? batch : batch.filter((event) => event.position > from);
+    if (unseen.length > 0) await state.member.apply(unseen);
+  };
+  /** The positions of the group's members that moved since last saved. */
+  const unsaved = (members: readonly MemberState[]) =>
+    new Map(
+      members
+        .filter((state) => state.position !== null && state.position !== state.saved)
+        .map((state) => [state.checkpoint, state.position!]),
+    );
+  const markSaved = (members: readonly MemberState[]) => {
+    for (const state of members) state.saved = state.position;
+  };
+
   const applyBatch = async (batch: RecordedEvent[]) => {
     const start = groupPosition;
     for (const state of states) {
       if (state.solo && reached(state.solo.position(), start)) await rejoin(state);
     }
     const inGroup = states.filter((state) => !state.solo);
-    const outcomes = await Promise.allSettled(
-      inGroup.map(async (state) => {
-        const from = state.position;
-        const unseen = from === null ? batch : batch.filter((event) => event.position > from);
-        if (unseen.length > 0) await state.member.apply(unseen);
-      }),
-    );
+    const now = inGroup.filter((state) => !state.member.savedWithNextBatch);
+    const later = inGroup.filter((state) => state.member.savedWithNextBatch);
+    const laterRuns = Promise.allSettled(later.map((state) => applyTo(state, batch)));
     const last = batch.at(-1)!.position;
-    const advanced = inGroup.filter((_, index) => outcomes[index]!.status === 'fulfilled');
-    await checkpoints.saveAll(new Map(advanced.map((state) => [state.checkpoint, last])));
-    groupPosition = last;
-    for (const state of advanced) {
-      state.position = last;
-      state.waiters.advanced();
+    let nowOutcomes: PromiseSettledResult<void>[];
+    try {
+      nowOutcomes = await Promise.allSettled(now.map((state) => applyTo(state, batch)));
+      const done = now.filter((_, index) => nowOutcomes[index]!.status === 'fulfilled');
+      for (const state of done) state.position = last;
+      // One write: the members done with this batch, and what the others finished before it.
+      const saving = [...done, ...later];
+      await checkpoints.saveAll(unsaved(saving));
+      markSaved(saving);
+      for (const state of done) state.waiters.advanced();
+    } catch (error) {
+      await laterRuns;
+      throw error;
     }
-    for (const [index, outcome] of outcomes.entries()) {
-      if (outcome.status === 'fulfilled') continue;
-      const state = inGroup[index]!;
+    const laterOutcomes = await laterRuns;
+    groupPosition = last;
+    const failed: { state: MemberState; reason: unknown }[] = [];
+    for (const [index, outcome] of laterOutcomes.entries()) {
+      const state = later[index]!;
+      if (outcome.status === 'rejected') failed.push({ state, reason: outcome.reason });
+      else {
+        state.position = last;
+        state.waiters.advanced();
+      }
+    }
+    for (const [index, outcome] of nowOutcomes.entries()) {
+      if (outcome.status === 'rejected') failed.push({ state: now[index]!, reason: outcome.reason });
+    }
+    for (const { state, reason } of failed) {
       log.error(
-        { err: outcome.reason, projection: state.member.name, position: state.position?.toString() ?? null },
+        { err: reason, projection: state.member.name, position: state.position?.toString() ?? null },
         'projection failed in its group; it retries on its own',
       );
+      // Its runner starts from the stored position: store what it finished first.
+      if (state.position !== null && state.position !== state.saved) {
+        await checkpoints.save(state.checkpoint, state.position);
+        state.saved = state.position;
+      }
       await goSolo(state);
     }
   };
@@ -198,6 +245,15 @@ export const startProjectionGroup = async ({
     async stop() {
       stopping.abort();
       await running;
+      const inGroup = states.filter((state) => !state.solo);
+      try {
+        await checkpoints.saveAll(unsaved(inGroup));
+      } catch (error) {
+        log.warn(
+          { err: error },
+          'could not store the last positions; those batches are applied again at start',
+        );
+      }
       for (const state of states) {
         await state.solo?.stop();
         state.waiters.cancelAll();

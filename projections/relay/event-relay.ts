@@ -11,7 +11,11 @@ import { createPublicEventMapper, type Topics } from './public-events.ts';
 
 export const eventRelayName = 'event-relay';
 
-/** The relay as a member of a projection group: publishes a batch's public events, then is done with it. */
+/**
+ * The relay as a member of a projection group: publishes a batch's public events. Its position is saved
+ * with the group's next write, so the read models' checkpoint never waits on Kafka; a crash in between
+ * publishes one batch again, which at-least-once allows.
+ */
 export const eventRelayMember = ({
   eventStore,
   bus,
@@ -24,6 +28,7 @@ export const eventRelayMember = ({
   const mapper = createPublicEventMapper({ eventStore, topics });
   return {
     name: eventRelayName,
+    savedWithNextBatch: true,
     async apply(events) {
       for (const [topic, messages] of await mapper.toMessages(events)) await bus.publish(topic, messages);
     },

@@ -65,7 +65,11 @@ const appendOrder = async () => {
 const logPositions = async () => (await eventStore.readAll({ maxCount: 10_000 })).map((e) => e.position);
 
 /** A member that records the positions it applied, and fails while `failing()` says so. */
-const recorder = (name: string, failing: () => boolean = () => false) => {
+const recorder = (
+  name: string,
+  failing: () => boolean = () => false,
+  { savedWithNextBatch = false, gate }: { savedWithNextBatch?: boolean; gate?: () => Promise<void> } = {},
+) => {
   const applied: bigint[] = [];
   const batches: number[] = [];
   return {
@@ -74,7 +78,9 @@ const recorder = (name: string, failing: () => boolean = () => false) => {
     member: {
       name,
       checkpoint: `${name}-v1`,
+      savedWithNextBatch,
       apply: async (events: readonly RecordedEvent[]) => {
+        await gate?.();
         if (failing()) throw new Error(`${name} cannot apply now`);
         applied.push(...events.map((event) => event.position));
         batches.push(events.length);
@@ -146,7 +152,8 @@ describe('the projection group', () => {
     const restarted = await start([rebuilt, relay]);
     try {
       await waitAll(restarted, await appendOrder());
-      writes = [];
+      // The next batch finds it caught up, and it rejoins (its own runner may have applied that batch too).
+      await waitAll(restarted, await appendOrder());
       const last = await appendOrder();
       await waitAll(restarted, last);
       expect(rebuilt.applied).toEqual(await logPositions());
@@ -174,7 +181,9 @@ describe('the projection group', () => {
 
       relayDown = false;
       expect(await group.progress['relay']!.waitFor(alsoWhileDown, 5000)).toBe(true);
-      writes = [];
+      // The next batch finds it caught up (its own runner may have applied that batch too), and it rejoins;
+      // from the one after, the group saves both positions in one write.
+      await waitAll(group, await appendOrder());
       const last = await appendOrder();
       await waitAll(group, last);
       const log = await logPositions();
@@ -184,5 +193,33 @@ describe('the projection group', () => {
     } finally {
       await group.stop();
     }
+  });
+
+  it("saves a member's position with the next batch's write when told, so the others' write waits not for it", async () => {
+    let release = () => {};
+    let gated = true;
+    const gate = () => (gated ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve());
+    const orders = recorder('orders');
+    const relay = recorder('relay', undefined, { savedWithNextBatch: true, gate });
+    const group = await start([orders, relay]);
+    try {
+      const first = await appendOrder();
+      // The relay has not finished the batch; the orders' position is saved already.
+      expect(await group.progress['orders']!.waitFor(first, 5000)).toBe(true);
+      expect(await checkpoints.load('orders-v1')).toBe(first);
+      expect(await checkpoints.load('relay-v1')).toBeUndefined();
+      gated = false;
+      release();
+      expect(await group.progress['relay']!.waitFor(first, 5000)).toBe(true);
+      const second = await appendOrder();
+      await waitAll(group, second);
+      // The second batch's one write carried the relay's first position; its second waits for the next.
+      expect(writes.at(-1)).toEqual(['orders-v1', 'relay-v1']);
+      expect(await checkpoints.load('relay-v1')).toBe(first);
+    } finally {
+      await group.stop();
+    }
+    // Stopping saves what is left.
+    expect(await checkpoints.load('relay-v1')).toBe(await logPositions().then((log) => log.at(-1)));
   });
 });
