@@ -36,7 +36,9 @@ const filterFields = (filter: unknown): string[] => {
   }
   return [...fields].sort();
 };
-const sortFields = (sort: unknown): string[] => (isDoc(sort) ? Object.keys(sort) : []);
+/** The driver hands a find's sort on as a Map; an aggregate's $sort stays a document. */
+const sortFields = (sort: unknown): string[] =>
+  sort instanceof Map ? [...(sort.keys() as Iterable<string>)] : isDoc(sort) ? Object.keys(sort) : [];
 const shape = (filter: unknown, sort?: unknown): QueryShape => ({
   filter: filterFields(filter),
   sort: sortFields(sort),
