@@ -13,9 +13,10 @@ export type ProjectionGroupMember = {
   /** Applies a batch idempotently: applying events already applied changes nothing. */
   apply: (events: readonly RecordedEvent[]) => Promise<void>;
   /**
-   * Its position goes with the next batch's checkpoint write (or the one at stop) rather than this one's,
-   * so that the others' write waits for it not: for a member whose applying twice is allowed anyway (the
-   * relay: at least once, consumers deduplicate), which a crash may make it do for one batch.
+   * It applies a batch once the others have, and their positions are stored; its own position goes with
+   * the next batch's checkpoint write (or the one at stop), so the others' write waits for it not. For a
+   * member whose applying twice is allowed anyway (the relay: at least once, consumers deduplicate), which
+   * a crash may make it do for one batch, and whose output should find the read models up to date.
    */
   savedWithNextBatch?: boolean;
 };
@@ -155,23 +156,18 @@ export const startProjectionGroup = async ({
     const inGroup = states.filter((state) => !state.solo);
     const now = inGroup.filter((state) => !state.member.savedWithNextBatch);
     const later = inGroup.filter((state) => state.member.savedWithNextBatch);
-    const laterRuns = Promise.allSettled(later.map((state) => applyTo(state, batch)));
     const last = batch.at(-1)!.position;
-    let nowOutcomes: PromiseSettledResult<void>[];
-    try {
-      nowOutcomes = await Promise.allSettled(now.map((state) => applyTo(state, batch)));
-      const done = now.filter((_, index) => nowOutcomes[index]!.status === 'fulfilled');
-      for (const state of done) state.position = last;
-      // One write: the members done with this batch, and what the others finished before it.
-      const saving = [...done, ...later];
-      await checkpoints.saveAll(unsaved(saving));
-      markSaved(saving);
-      for (const state of done) state.waiters.advanced();
-    } catch (error) {
-      await laterRuns;
-      throw error;
-    }
-    const laterOutcomes = await laterRuns;
+    const nowOutcomes = await Promise.allSettled(now.map((state) => applyTo(state, batch)));
+    const done = now.filter((_, index) => nowOutcomes[index]!.status === 'fulfilled');
+    for (const state of done) state.position = last;
+    // One write: the members done with this batch, and what the others finished before it.
+    const saving = [...done, ...later];
+    await checkpoints.saveAll(unsaved(saving));
+    markSaved(saving);
+    for (const state of done) state.waiters.advanced();
+    // Then the others (the relay): what they hand on (a webhook) finds the read models and their
+    // checkpoint stored already, so nobody downstream waits on them.
+    const laterOutcomes = await Promise.allSettled(later.map((state) => applyTo(state, batch)));
     groupPosition = last;
     const failed: { state: MemberState; reason: unknown }[] = [];
     for (const [index, outcome] of laterOutcomes.entries()) {
