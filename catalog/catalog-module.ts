@@ -5,6 +5,7 @@ import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import { purgeTimings, startCachePurger } from './cache-purger.ts';
 import type { CatalogStore } from './catalog.ts';
 import { createCatalogRepresentations } from './catalog-representations.ts';
+import { createCatalogSnapshot } from './catalog-snapshot.ts';
 import { catalogRoutes } from './catalog-routes.ts';
 import { createPurgeMetrics } from './purge-metrics.ts';
 import { httpPurgeSender } from './send-purge.ts';
@@ -38,10 +39,22 @@ export const catalogQueryModule = ({
     metrics: createPurgeMetrics(metrics),
     ...purgeTimings(config.refreshIntervalMs),
   });
+  // Searches run over the products in memory: no store query per search (and none a MongoDB index could
+  // serve: a name contains the query anywhere).
+  const snapshot = createCatalogSnapshot({ store, refreshIntervalMs: config.refreshIntervalMs });
+  const searchable = { ...store, searchProducts: snapshot.searchProducts };
   return {
-    routers: [catalogRoutes({ store, representations: createCatalogRepresentations({ store, ...config }) })],
+    routers: [
+      catalogRoutes({
+        store: searchable,
+        representations: createCatalogRepresentations({ store, ...config }),
+      }),
+    ],
     paths,
     cachePolicy: { publicPaths: paths },
-    stop: () => purger.stop(),
+    stop: async () => {
+      snapshot.stop();
+      await purger.stop();
+    },
   };
 };

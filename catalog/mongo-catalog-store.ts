@@ -30,7 +30,7 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
   const categories = db.collection<CategoryDocument>('catalog_categories');
   const revisions = db.collection<RevisionDocument>('catalog_revision');
   await products.createIndex({ categoryId: 1, _id: 1 }, { name: 'category' });
-  const purges = createMongoPurgeOutbox(db);
+  const purges = await createMongoPurgeOutbox(db);
   const listProducts = async () => (await products.find().sort({ _id: 1 }).toArray()).map(toProduct);
   const listCategories = async () => {
     const documents = await categories.find().sort({ name: 1, _id: 1 }).toArray();

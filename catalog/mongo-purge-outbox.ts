@@ -37,9 +37,12 @@ const toPurge = ({ _id, keys, attempts, sentTo }: PurgeDocument): PendingPurge =
  * A claim inserts a claim document with a unique _id, as the webhook retry state does: FerretDB reads and
  * then rewrites a document without a lock in between, so concurrent conditional updates would all succeed.
  */
-export const createMongoPurgeOutbox = (db: Db) => {
+export const createMongoPurgeOutbox = async (db: Db) => {
   const purges = db.collection<PurgeDocument>('catalog_purges');
   const claims = db.collection<ClaimDocument>('catalog_purge_claims');
+  // The due purges (by state) and the prune (by state, then when settled); the claims pruned by expiry.
+  await purges.createIndex({ state: 1, settledAt: 1 }, { name: 'state' });
+  await claims.createIndex({ until: 1 }, { name: 'until' });
   const newId = createOrderedIds();
 
   const claimOnce = async (

@@ -41,8 +41,11 @@ export const commandModules = ({
     /** Refuses a URL webhooks may not target. */
     checkUrl: (url: string) => Promise<URL>;
   };
-  /** The catalogue currency is what order prices are in. */
-  config: { catalog: { currency: string } };
+  /**
+   * The catalogue currency is what order prices are in; the catalogue snapshot that prices them checks the
+   * revision every `refreshIntervalMs` (0: before every order).
+   */
+  config: { catalog: { currency: string; refreshIntervalMs: number } };
   clock: Clock;
   logger: Logger;
 }): HttpModule[] => [
@@ -50,6 +53,7 @@ export const commandModules = ({
     eventStore,
     authenticator,
     catalog: stores.catalog,
+    catalogRefreshIntervalMs: config.catalog.refreshIntervalMs,
     users: stores.users,
     idempotency: stores.idempotency,
     currency: config.catalog.currency,

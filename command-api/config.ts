@@ -37,7 +37,11 @@ export const commandApiConfigSchema = z
       ...api,
       ...distributedStoresConfig(env),
       seedDemoUsers: env.SEED_DEMO_USERS === 'true',
-      catalog: { seedDemo: env.SEED_DEMO_CATALOG === 'true', currency: env.CATALOG_CURRENCY },
+      catalog: {
+        seedDemo: env.SEED_DEMO_CATALOG === 'true',
+        currency: env.CATALOG_CURRENCY,
+        refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
+      },
       identity: identityConfig(env, api.publicBaseUrl),
       webhooks: webhookConfig(env),
     };

@@ -7,7 +7,7 @@ import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import type { ProjectionsConfig } from './config.ts';
-import { startEventRelay } from './relay/event-relay.ts';
+import { eventRelayMember, eventRelayName } from './relay/event-relay.ts';
 import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
 import { createMongoOrderReadModel } from './orders/mongo-order-read-model.ts';
 import { createMongoWebhookSubscriptionReadModel } from './webhook-subscriptions/mongo-subscription-read-model.ts';
@@ -15,14 +15,15 @@ import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
 import { checkpointNames, orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
 import { emptyOutdatedOrderReadModel } from './orders/order-read-model-version.ts';
-import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
+import { startProjectionGroup } from '../infrastructure/event-sourcing/projection-group.ts';
 
 export type ProjectionsDeps = { config: ProjectionsConfig; logger: Logger };
 
 /**
  * The projections process of the distributed mode: the order and subscription read models in MongoDB, and
- * the relay of public events to Kafka, each following the log from its own checkpoint. Run one of it: the
- * read models are idempotent, so a second one would do the work twice but harm nothing.
+ * the relay of public events to Kafka, following the log as one group (one read of the log, one checkpoint
+ * write per batch for all three; each keeps its own position in it). Run one of it: the read models are
+ * idempotent, so a second one would do the work twice but harm nothing.
  */
 export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
   const mongo = await connectMongo(config.mongo);
@@ -37,32 +38,40 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     partitions: config.kafka.partitions,
     logger,
   });
-  const common = { eventStore, checkpoints, logger, minBatchIntervalMs: config.batchIntervalMs };
   await emptyOutdatedOrderReadModel({ readModel: orders, checkpoints, logger });
-  const ordersRunner = await startProjectionRunner({
-    ...common,
-    name: orderProjectionName,
-    checkpoint: checkpointNames[orderProjectionName],
-    apply: (events) => orders.applyEvents(events),
+  // One reader of the log for the read models and the relay, and one checkpoint write per batch for all.
+  const group = await startProjectionGroup({
+    name: 'projections',
+    eventStore,
+    checkpoints,
+    logger,
+    minBatchIntervalMs: config.batchIntervalMs,
+    members: [
+      {
+        name: orderProjectionName,
+        checkpoint: checkpointNames[orderProjectionName],
+        apply: (events) => orders.applyEvents(events),
+      },
+      {
+        name: subscriptionProjectionName,
+        checkpoint: checkpointNames[subscriptionProjectionName],
+        apply: (events) => subscriptions.applyEvents(events),
+      },
+      eventRelayMember({ eventStore, bus, topics: config.kafka.topics }),
+    ],
   });
-  const subscriptionsRunner = await startProjectionRunner({
-    ...common,
-    name: subscriptionProjectionName,
-    apply: (events) => subscriptions.applyEvents(events),
-  });
-  const relay = await startEventRelay({ ...common, bus, topics: config.kafka.topics });
-  const runners = [ordersRunner, subscriptionsRunner, relay];
+  const progressOf = (name: string) => group.progress[name]!;
 
   const projections = {
-    [orderProjectionName]: async () => ordersRunner.position(),
-    [subscriptionProjectionName]: async () => subscriptionsRunner.position(),
+    [orderProjectionName]: async () => progressOf(orderProjectionName).position(),
+    [subscriptionProjectionName]: async () => progressOf(subscriptionProjectionName).position(),
   };
   const metrics = createMetricsRegistry();
   registerProjectionMetrics({
     registry: metrics,
     eventStore,
     projections,
-    relay: async () => relay.position(),
+    relay: async () => progressOf(eventRelayName).position(),
   });
   const readiness = createReadiness({
     timeoutMs: config.readiness.checkTimeoutMs,
@@ -85,7 +94,7 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     url: http.url,
     async stop() {
       await http.close();
-      for (const runner of runners) await runner.stop();
+      await group.stop();
       await bus.close();
       await eventStore.close();
       await mongo.close();

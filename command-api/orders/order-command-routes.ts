@@ -36,7 +36,8 @@ import { placeOrderCommand, placeOrderRequest } from './place-order.ts';
 export type OrderCommandDeps = {
   eventStore: EventStore;
   authenticator: Authenticator;
-  catalog: CatalogStore;
+  /** Where order lines find their product: the catalogue snapshot. */
+  catalog: Pick<CatalogStore, 'getProduct'>;
   users: UserStore;
   idempotency: IdempotencyStore;
   /** The catalogue currency: what order prices are in. */

@@ -4,4 +4,6 @@ import type { GlobalPosition } from '../event-store/event-store.ts';
 export type CheckpointStore = {
   load(projection: string): Promise<GlobalPosition | undefined>;
   save(projection: string, position: GlobalPosition): Promise<void>;
+  /** Saves several projections' positions in one write (a projection group's batch). */
+  saveAll(positions: ReadonlyMap<string, GlobalPosition>): Promise<void>;
 };

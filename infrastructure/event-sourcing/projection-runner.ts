@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import type { EventStore, GlobalPosition, RecordedEvent } from '../event-store/event-store.ts';
 import { inBatches } from '../event-store/in-batches.ts';
 import type { CheckpointStore } from './checkpoints.ts';
 import { createPositionWaiters, type ProjectionProgress } from './projection-progress.ts';
@@ -23,6 +23,8 @@ export type ProjectionRunnerOptions = {
    * A batch of one event (a quiet log) holds nothing back, nor does a full one (a backlog).
    */
   minBatchIntervalMs?: number;
+  /** Told each position the runner reached and saved (a projection group follows its solo members so). */
+  onAdvanced?: (position: GlobalPosition) => void;
 };
 
 export type ProjectionRunner = ProjectionProgress & {
@@ -31,7 +33,7 @@ export type ProjectionRunner = ProjectionProgress & {
 };
 
 /** Waits ms, or less when the signal aborts: stopping never waits out a pause. */
-const pause = (ms: number, signal: AbortSignal) =>
+export const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => {
@@ -58,6 +60,7 @@ export const startProjectionRunner = async ({
   batchSize = 1000,
   retryDelayMs = 1000,
   minBatchIntervalMs = 0,
+  onAdvanced,
 }: ProjectionRunnerOptions): Promise<ProjectionRunner> => {
   const stopping = new AbortController();
   let position = (await checkpoints.load(checkpoint)) ?? null;
@@ -79,6 +82,7 @@ export const startProjectionRunner = async ({
         await checkpoints.save(checkpoint, last);
         position = last;
         waiters.advanced();
+        onAdvanced?.(last);
         // Several events in a batch mean appends are streaming in: let the next ones gather. A lone event
         // (a quiet log) does not hold back the next one, nor does a backlog, read in full batches.
         if (minBatchIntervalMs > 0 && batch.length > 1 && batch.length < batchSize) {

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { inWriteTransaction } from '../sqlite/open-database.ts';
 import type { CheckpointStore } from './checkpoints.ts';
 
 export const createSqliteCheckpointStore = (db: DatabaseSync): CheckpointStore => {
@@ -11,13 +12,21 @@ export const createSqliteCheckpointStore = (db: DatabaseSync): CheckpointStore =
     `INSERT INTO projection_checkpoints (projection, position) VALUES (?, ?)
      ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
   );
+  const save = (projection: string, position: bigint) => {
+    upsert.run(projection, position.toString());
+  };
   return {
     async load(projection) {
       const row = select.get(projection) as { position: string } | undefined;
       return row ? BigInt(row.position) : undefined;
     },
     async save(projection, position) {
-      upsert.run(projection, position.toString());
+      save(projection, position);
+    },
+    async saveAll(positions) {
+      inWriteTransaction(db, () => {
+        for (const [projection, position] of positions) save(projection, position);
+      });
     },
   };
 };

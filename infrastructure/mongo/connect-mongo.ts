@@ -1,4 +1,5 @@
-import { MongoClient, type Db } from 'mongodb';
+import { channel } from 'node:diagnostics_channel';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 
 export type MongoConnection = {
   db: Db;
@@ -6,6 +7,14 @@ export type MongoConnection = {
   ping: () => Promise<void>;
   close: () => Promise<void>;
 };
+
+/**
+ * Where the driver's command monitoring goes, for whoever subscribes before the connection is made (the
+ * tests that hold the round trips to a budget and check every query shape against an index). With no
+ * subscriber at connect time the driver monitors nothing and pays nothing for it.
+ */
+export const mongoCommandChannel = channel('order-service:mongodb:command-started');
+export type MongoCommandStarted = Pick<CommandStartedEvent, 'commandName' | 'command' | 'databaseName'>;
 
 /** Connects to the configured database; the driver reconnects on its own after a connection is lost. */
 export const connectMongo = async ({
@@ -15,7 +24,14 @@ export const connectMongo = async ({
   url: string;
   database: string;
 }): Promise<MongoConnection> => {
-  const client = await MongoClient.connect(url);
+  const monitored = mongoCommandChannel.hasSubscribers;
+  const client = new MongoClient(url, { monitorCommands: monitored });
+  if (monitored) {
+    client.on('commandStarted', ({ commandName, command, databaseName }) =>
+      mongoCommandChannel.publish({ commandName, command, databaseName } satisfies MongoCommandStarted),
+    );
+  }
+  await client.connect();
   const db = client.db(database);
   return {
     db,

@@ -173,7 +173,8 @@ export const createMongoOrderReadModel = async (
       if (query.status !== undefined) filter.status = query.status;
       if (query.kind === 'page') {
         const [total, documents] = await Promise.all([
-          orders.countDocuments(filter),
+          // All orders: the collection's count, from its metadata (counting matches would scan it).
+          Object.keys(filter).length === 0 ? orders.estimatedDocumentCount() : orders.countDocuments(filter),
           orders
             .find(filter)
             .sort({ createdAt: -1, _id: -1 })

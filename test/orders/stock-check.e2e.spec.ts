@@ -10,7 +10,7 @@ let addressId: string;
 let products: Product[];
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ CATALOG_REFRESH_INTERVAL_MS: '0' });
   customer = await orderActor(service, ['customer']);
   addressId = await customer.addAddress();
   products = await service.catalog.listProducts();

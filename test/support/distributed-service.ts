@@ -17,6 +17,7 @@ import type { FromChild, ServiceName, ToChild } from './service-process.ts';
 import { testClock, type TestClock, type TestTime } from './test-clocks.ts';
 import { userHelpers, type TestService } from './test-service.ts';
 import { checkResponsesAgainstDocument } from './contract-fetch.ts';
+import { createMongoCommandLog } from './mongo-command-counter.ts';
 
 const serviceProcess = new URL('./service-process.ts', import.meta.url).pathname;
 export const serviceNames: readonly ServiceName[] = [
@@ -49,7 +50,14 @@ const reportEventLog = (eventStoreUrl: string | undefined) => {
  */
 export const startDistributedTestService = async (
   env: Record<string, string>,
-  { time }: { time: TestTime },
+  {
+    time,
+    countMongoCommands = false,
+  }: {
+    time: TestTime;
+    /** Each process reports every MongoDB command it sends (driver command monitoring) to `mongoCommands`. */
+    countMongoCommands?: boolean;
+  },
 ) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'order-service-distributed-'));
   const id = randomUUID().replaceAll('-', '');
@@ -87,11 +95,12 @@ export const startDistributedTestService = async (
   const running = new Map<string, Running>();
   let advances = 0;
   const pendingAdvances = new Map<number, () => void>();
+  const mongoCommands = createMongoCommandLog();
 
   const startService = (name: ServiceName, instance: string = name, extraEnv: Record<string, string> = {}) =>
     new Promise<Running>((resolve, reject) => {
       const child = fork(serviceProcess, [name], {
-        env: { ...childEnv, ...extraEnv },
+        env: { ...childEnv, ...(countMongoCommands ? { TEST_MONGO_COMMANDS: instance } : {}), ...extraEnv },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       });
       // The log (stdout) and stderr: shown when the process fails to start, or all along with
@@ -112,8 +121,10 @@ export const startDistributedTestService = async (
           const entry = { child, url: message.url, exited };
           running.set(instance, entry);
           resolve(entry);
-        } else if (message.type === 'advanced') {
+        } else if (message.type === 'advanced' || message.type === 'flushed') {
           pendingAdvances.get(message.id)?.();
+        } else if (message.type === 'mongo-command') {
+          mongoCommands.add(message.command);
         } else if (message.type === 'announce') {
           announced.push(message.text);
         }
@@ -182,8 +193,26 @@ export const startDistributedTestService = async (
     },
   };
 
+  /** Resolves once every process has reported each command it sent before now. */
+  const flushMongoCommands = () =>
+    Promise.all(
+      [...running.values()].map(
+        ({ child }) =>
+          new Promise<void>((resolve) => {
+            const flush: ToChild = { type: 'flush', id: ++advances };
+            pendingAdvances.set(flush.id, () => {
+              pendingAdvances.delete(flush.id);
+              resolve();
+            });
+            child.send(flush);
+          }),
+      ),
+    );
+
   await checkResponsesAgainstDocument(router.url);
   return {
+    /** With `countMongoCommands`: the commands each process sent; flush before reading what just ran. */
+    mongoCommands: { log: mongoCommands, flush: flushMongoCommands },
     url: router.url,
     apiOrigins: () => [urlOf('command-api'), urlOf('query-api')],
     dataDir,

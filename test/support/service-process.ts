@@ -11,18 +11,28 @@ import { startQueryApi } from '../../query-api/start-query-api.ts';
 import { dispatcherConfigSchema } from '../../webhook-dispatcher/config.ts';
 import { startDispatcherProcess } from '../../webhook-dispatcher/start-dispatcher-process.ts';
 import { testClock, type TestTime } from './test-clocks.ts';
+import { reportMongoCommands, type MongoCommand } from './mongo-command-counter.ts';
 
 export type ServiceName = 'command-api' | 'query-api' | 'projections' | 'webhook-dispatcher';
 
-export type ToChild = { type: 'advance'; ms: number; id: number };
+export type ToChild = { type: 'advance'; ms: number; id: number } | { type: 'flush'; id: number };
 export type FromChild =
-  { type: 'listening'; url: string } | { type: 'advanced'; id: number } | { type: 'announce'; text: string };
+  | { type: 'listening'; url: string }
+  | { type: 'advanced'; id: number }
+  | { type: 'announce'; text: string }
+  | { type: 'mongo-command'; command: MongoCommand }
+  | { type: 'flushed'; id: number };
 
 const send = (message: FromChild) => process.send?.(message);
 
 const start = async (service: ServiceName) => {
   const clock = testClock((process.env['TEST_TIME'] ?? 'manual') as TestTime);
+  // With TEST_MONGO_COMMANDS set, every MongoDB command this process sends is reported to the test, in
+  // order; a flush answers after every command reported before it (IPC keeps order).
+  const instance = process.env['TEST_MONGO_COMMANDS'];
+  if (instance) reportMongoCommands(instance, (command) => send({ type: 'mongo-command', command }));
   process.on('message', (message: ToChild) => {
+    if (message.type === 'flush') return send({ type: 'flushed', id: message.id });
     if (message.type !== 'advance') return;
     void clock.advance(message.ms).then(() => send({ type: 'advanced', id: message.id }));
   });
