@@ -12,6 +12,10 @@ import { loadOrCreateSigningKey, signingKeyFromPem, type SigningKey } from './si
 import { createPasswordChecks, defaultPasswordCheckLimits } from './password-checks.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { createSessions } from './sessions.ts';
+import { createUserErasure } from './erase-user.ts';
+import { erasureRoutes } from './erasure-routes.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 import { createTokenService } from './token-service.ts';
 import { identityErrors, userRoutes } from './user-routes.ts';
 import type { UserStore } from './users.ts';
@@ -34,12 +38,18 @@ export const createIdentityModule = ({
   signingKey,
   config,
   clock,
+  personalData,
 }: {
   users: UserStore;
   refreshTokens: RefreshTokenStore;
   signingKey: SigningKey;
   config: IdentityConfig;
   clock: Clock;
+  /**
+   * Where the process takes writes: the keyring and the log that DELETE /users/{id} (erasure) needs. A
+   * process without it (the query API) does not serve erasure.
+   */
+  personalData?: { keyring: Pick<PersonalDataKeyring, 'erase'>; eventStore: EventStore };
 }) => {
   const audience = { issuer: config.issuer, audience: config.audience };
   const verifier = createAccessTokenVerifier({
@@ -70,6 +80,14 @@ export const createIdentityModule = ({
       }),
       userRoutes({ users, authenticator, clock }),
       sessionRoutes({ sessions, authenticator }),
+      ...(personalData
+        ? [
+            erasureRoutes({
+              erasure: createUserErasure({ users, refreshTokens, clock, authenticator, ...personalData }),
+              authenticator,
+            }),
+          ]
+        : []),
     ],
     paths: ['/auth', '/users', '/.well-known'],
     errorMappers: [identityErrors],

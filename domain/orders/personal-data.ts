@@ -1,3 +1,4 @@
+import type { PersonalDataClassification } from '../shared/personal-data.ts';
 import type { OrderEvent } from './order-events.ts';
 
 // Which data names a person, in one place beside the event schemas (order-events.ts). Every field listed
@@ -5,23 +6,6 @@ import type { OrderEvent } from './order-events.ts';
 // every view that copies it (read models, the order resource, webhooks, stored idempotent answers, the
 // webhook retry state) carries the sealed form; the surfaces open it on the way out, and show `[erased]`
 // once the owner's key is gone. Erasure (crypto-shredding) is deleting that key.
-
-/** What a field whose owner's key is gone reads as, everywhere. */
-export const erasedValue = '[erased]';
-
-/** A path into an event's data: the keys from the top, leading to a string (or null: nothing to seal). */
-export type PersonalFieldPath = readonly string[];
-
-/** Of one event type: whose data it is (the data key it is sealed under), and which fields are personal. */
-export type PersonalDataOf<Data> = {
-  owner: (data: Data) => string;
-  fields: readonly PersonalFieldPath[];
-};
-
-/** Of every event type of a catalogue that carries personal data; the types not listed carry none. */
-export type PersonalDataClassification<Events extends { type: string; data: unknown }> = {
-  [Type in Events['type']]?: PersonalDataOf<Extract<Events, { type: Type }>['data']>;
-};
 
 const addressFields = ['street', 'city', 'postalCode', 'country'] as const;
 

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { erasedValue } from '../../domain/shared/personal-data.ts';
 import type { Logger } from 'pino';
 import { createSecretCipher } from '../crypto/secret-cipher.ts';
 import type { DataKeyStore } from './data-key-store.ts';
 import { isSealed, openSealedBytes, sealField, sealedInJson, sealedPrefix } from './field-cipher.ts';
 
-/** What a sealed field whose owner's key is gone reads as (the same as domain/orders/personal-data.ts). */
-export const erasedText = '[erased]';
+/** What a sealed field whose owner's key is gone reads as. */
+export const erasedText = erasedValue;
 
 /** The owner was erased: nothing of it may be written again (its data would be readable). */
 export class OwnerErasedError extends Error {

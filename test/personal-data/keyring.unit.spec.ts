@@ -7,7 +7,8 @@ import {
   erasedText,
   OwnerErasedError,
 } from '../../infrastructure/personal-data/keyring.ts';
-import { erasedValue, orderPersonalData } from '../../domain/orders/personal-data.ts';
+import { orderPersonalData } from '../../domain/orders/personal-data.ts';
+import { erasedValue } from '../../domain/shared/personal-data.ts';
 
 /** The port's behaviour in memory (its adapters are held to the same by the contract suite). */
 const memoryKeyStore = () => {
