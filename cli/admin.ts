@@ -19,6 +19,12 @@ Users
   user:set-password --email E (--password-stdin | --password P)   (also ends the user's sessions)
   user:disable --email E        (also ends the user's sessions)
   user:enable --email E
+  user:erase (--email E | --id ID)
+      Erases the user's personal data (crypto-shredding): deletes its data key, so its shipping addresses
+      and notes read as "[erased]" everywhere (orders, histories, audit, exports, webhooks); anonymises its
+      record (e-mail, name, password, stored addresses), disables it and ends its sessions; records the
+      erasure in the log. Orders, amounts, statuses and the history stay. Safe while the service runs
+      (other processes see it within 5 s); repeat with --id, which does nothing more.
 
 Catalogue (read-only through the API: this is the admin backend that changes it)
   catalog:import FILE [--replace]

@@ -102,7 +102,13 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     signingKey: resolveSigningKey(config.identity, join(config.dataDir, 'keys', 'jwt-signing-key.pem')),
     config: config.identity,
     clock,
-    personalData: { keyring, eventStore },
+    personalData: {
+      keyring,
+      eventStore,
+      flushDeleted: async () => {
+        readStore.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      },
+    },
   });
 
   const readModel = createSqliteOrderReadModel(readStore);

@@ -45,6 +45,7 @@ export const createUserErasure = ({
   eventStore,
   clock,
   authenticator,
+  flushDeleted = async () => {},
 }: {
   users: UserStore;
   refreshTokens: RefreshTokenStore;
@@ -54,6 +55,8 @@ export const createUserErasure = ({
   clock: Clock;
   /** Told of the ended sessions, so that this process refuses the user's tokens at once. */
   authenticator?: Pick<Authenticator, 'forget'>;
+  /** Drops what the store keeps of deleted rows beside its tables (SQLite's WAL), once all is done. */
+  flushDeleted?: () => Promise<void>;
 }) => {
   const sessions = createSessions({
     users,
@@ -100,6 +103,7 @@ export const createUserErasure = ({
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
         recorded = false;
       }
+      await flushDeleted();
       return { keyDeleted, recorded, user };
     },
   };

@@ -49,7 +49,11 @@ export const createIdentityModule = ({
    * Where the process takes writes: the keyring and the log that DELETE /users/{id} (erasure) needs. A
    * process without it (the query API) does not serve erasure.
    */
-  personalData?: { keyring: Pick<PersonalDataKeyring, 'erase'>; eventStore: EventStore };
+  personalData?: {
+    keyring: Pick<PersonalDataKeyring, 'erase'>;
+    eventStore: EventStore;
+    flushDeleted?: () => Promise<void>;
+  };
 }) => {
   const audience = { issuer: config.issuer, audience: config.audience };
   const verifier = createAccessTokenVerifier({
