@@ -8,6 +8,7 @@ import { adminConfigSchema, MissingEventLogError, openAdminStores } from './admi
 import { catalogCommands, DataError } from './catalog-commands.ts';
 import { keyCommands } from './key-commands.ts';
 import { logCommands, ReadModelMismatchError } from './log-commands.ts';
+import { personalDataCommands } from './personal-data-commands.ts';
 import { UsageError, userCommands } from './user-commands.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -48,6 +49,13 @@ Event log and read models (what an auditor runs)
       Replays the log into a scratch read model and reports every order that differs from the live one.
       Exit 1 when any does.
 
+Personal data
+  personal-data:reseal
+      Rotating the key-encryption key (PERSONAL_DATA_KEY_FILE, or the embedded default's
+      DATA_DIR/keys/personal-data-key): with the new key configured and the old one in
+      PERSONAL_DATA_PREVIOUS_KEY_FILES, seals every data key again under the new one. Exit 65 when a
+      data key opens under none of them (it is left as it is). See README, "Personal data and erasure".
+
 Keys (the distributed mode's files; the embedded default makes its own in DATA_DIR/keys)
   keys:init DIR
       Creates DIR (mode 0700) and, where missing, DIR/jwt-signing-key.pem (the RS256 key that signs
@@ -63,7 +71,13 @@ Roles: customer, staff, auditor, admin.
 Store: DATA_DIR (default ./data), or MongoDB when MONGODB_URL is set (database MONGODB_DATABASE,
 default order_service). Event log: DATA_DIR/events.sqlite, or EventStoreDB when EVENTSTORE_URL is set.`;
 
-const commands = { ...userCommands, ...catalogCommands, ...logCommands, ...keyCommands };
+const commands = {
+  ...userCommands,
+  ...catalogCommands,
+  ...logCommands,
+  ...personalDataCommands,
+  ...keyCommands,
+};
 
 const main = async (argv: string[]): Promise<number> => {
   const [name, ...args] = argv;
