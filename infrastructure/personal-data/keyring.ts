@@ -7,6 +7,7 @@ import { isSealed, openSealedBytes, sealField, sealedInJson, sealedPrefix } from
 
 /** What a sealed field whose owner's key is gone reads as. */
 export const erasedText = erasedValue;
+const erasedJson = JSON.stringify(erasedText);
 
 /** The owner was erased: nothing of it may be written again (its data would be readable). */
 export class OwnerErasedError extends Error {
@@ -17,8 +18,16 @@ type CachedKey = {
   /** null: erased, or lost (no key for sealed data). */
   key: Buffer | null;
   expiresAt: number;
-  /** Fields opened with this key, so a hot order's fields are decrypted once per cache period. */
+  /**
+   * Fields opened with this key, from their JSON form to the plaintext's, so a hot order's are decrypted
+   * (and serialized) once per period.
+   */
   opened: Map<string, string>;
+  /**
+   * Fields sealed with this key, by plaintext: a customer's orders to one stored address seal it once per
+   * period (the same sealed bytes in each, which tells no more than the customer id beside them).
+   */
+  sealed: Map<string, string>;
 };
 
 export type PersonalDataKeyring = ReturnType<typeof createPersonalDataKeyring>;
@@ -70,7 +79,12 @@ export const createPersonalDataKeyring = ({
   const remember = (ownerId: string, key: Buffer | null): CachedKey => {
     cache.delete(ownerId);
     if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
-    const entry = { key, expiresAt: now() + cacheTtlMs, opened: new Map<string, string>() };
+    const entry = {
+      key,
+      expiresAt: now() + cacheTtlMs,
+      opened: new Map<string, string>(),
+      sealed: new Map<string, string>(),
+    };
     cache.set(ownerId, entry);
     return entry;
   };
@@ -104,9 +118,9 @@ export const createPersonalDataKeyring = ({
   };
 
   /** The owner's key for writing, created on first use; throws OwnerErasedError after erasure. */
-  const keyForWriting = async (ownerId: string): Promise<Buffer> => {
+  const keyForWriting = async (ownerId: string): Promise<CachedKey & { key: Buffer }> => {
     const hit = cached(ownerId);
-    if (hit?.key) return hit.key;
+    if (hit?.key) return hit as CachedKey & { key: Buffer };
     let stored = await store.get(ownerId);
     if (stored === null) {
       const fresh = randomBytes(32);
@@ -118,11 +132,23 @@ export const createPersonalDataKeyring = ({
     }
     if (stored === 'erased')
       throw new OwnerErasedError(`${ownerId} was erased: its personal data is not kept`);
-    return remember(ownerId, unseal(stored, ownerId)).key!;
+    return remember(ownerId, unseal(stored, ownerId)) as CachedKey & { key: Buffer };
   };
 
+  const sealWith = (entry: CachedKey & { key: Buffer }, ownerId: string, plaintext: string): string => {
+    const known = entry.sealed.get(plaintext);
+    if (known !== undefined) return known;
+    const token = sealField(entry.key, ownerId, plaintext);
+    if (entry.sealed.size >= maxOpenedPerOwner) entry.sealed.clear();
+    entry.sealed.set(plaintext, token);
+    if (entry.opened.size >= maxOpenedPerOwner) entry.opened.clear();
+    entry.opened.set(`"${token}"`, JSON.stringify(plaintext));
+    return token;
+  };
+
+  /** The plaintext of a sealed field as a JSON string (or "[erased]"); `token` is its JSON form. */
   const openWith = (entry: CachedKey, ownerId: string, token: string, sealedBytes: string): string => {
-    if (entry.key === null) return erasedText;
+    if (entry.key === null) return erasedJson;
     const known = entry.opened.get(token);
     if (known !== undefined) return known;
     let plaintext: string;
@@ -133,11 +159,12 @@ export const createPersonalDataKeyring = ({
         { ownerId },
         'a sealed personal field does not open with its data key: it reads as [erased]',
       );
-      return erasedText;
+      return erasedJson;
     }
+    const json = JSON.stringify(plaintext);
     if (entry.opened.size >= maxOpenedPerOwner) entry.opened.clear();
-    entry.opened.set(token, plaintext);
-    return plaintext;
+    entry.opened.set(token, json);
+    return json;
   };
 
   const sealPath = (value: unknown, path: readonly string[], seal: (plain: string) => string): unknown => {
@@ -155,26 +182,35 @@ export const createPersonalDataKeyring = ({
    */
   const reveal = async (json: string): Promise<string> => {
     if (!json.includes(sealedPrefix)) return json;
-    const owners = new Set<string>();
-    for (const match of json.matchAll(sealedInJson)) owners.add(match[1]!);
+    // One pass when every owner's key is cached (the hot path); else fetch the missing keys, then again.
+    let complete = true;
+    const opened = json.replace(sealedInJson, (token, ownerId: string, sealedBytes: string) => {
+      const entry = cached(ownerId);
+      if (entry) return openWith(entry, ownerId, token, sealedBytes);
+      complete = false;
+      return token;
+    });
+    if (complete) return opened;
     const keys = new Map<string, CachedKey>();
-    for (const ownerId of owners) keys.set(ownerId, await keyForReading(ownerId));
+    for (const match of json.matchAll(sealedInJson)) {
+      if (!keys.has(match[1]!)) keys.set(match[1]!, await keyForReading(match[1]!));
+    }
     return json.replace(sealedInJson, (token, ownerId: string, sealedBytes: string) =>
-      JSON.stringify(openWith(keys.get(ownerId)!, ownerId, token, sealedBytes)),
+      openWith(keys.get(ownerId)!, ownerId, token, sealedBytes),
     );
   };
 
   return {
     /** Seals one field under the owner's key (created on first use). */
     async seal(ownerId: string, plaintext: string): Promise<string> {
-      return sealField(await keyForWriting(ownerId), ownerId, plaintext);
+      return sealWith(await keyForWriting(ownerId), ownerId, plaintext);
     },
 
     /** A copy of `data` with the strings at `paths` sealed under the owner's key (sealed ones kept). */
     async sealFields<T>(ownerId: string, data: T, paths: readonly (readonly string[])[]): Promise<T> {
       const key = await keyForWriting(ownerId);
       let sealed: unknown = data;
-      for (const path of paths) sealed = sealPath(sealed, path, (plain) => sealField(key, ownerId, plain));
+      for (const path of paths) sealed = sealPath(sealed, path, (plain) => sealWith(key, ownerId, plain));
       return sealed as T;
     },
 
