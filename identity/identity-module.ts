@@ -46,12 +46,12 @@ export const createIdentityModule = ({
   config: IdentityConfig;
   clock: Clock;
   /**
-   * Where the process takes writes: the keyring and the log that DELETE /users/{id} (erasure) needs. A
-   * process without it (the query API) does not serve erasure.
+   * The keyring (stored addresses are sealed); where the process takes writes, the log that
+   * DELETE /users/{id} (erasure) appends to. A process without it (the query API) does not serve erasure.
    */
-  personalData?: {
-    keyring: Pick<PersonalDataKeyring, 'erase'>;
-    eventStore: EventStore;
+  personalData: {
+    keyring: Pick<PersonalDataKeyring, 'erase' | 'sealFields' | 'reveal'>;
+    eventStore?: EventStore;
     flushDeleted?: () => Promise<void>;
   };
 }) => {
@@ -82,12 +82,20 @@ export const createIdentityModule = ({
         passwordChecks: createPasswordChecks(defaultPasswordCheckLimits),
         signingKey,
       }),
-      userRoutes({ users, authenticator, clock }),
+      userRoutes({ users, authenticator, clock, personalData: personalData.keyring }),
       sessionRoutes({ sessions, authenticator }),
-      ...(personalData
+      ...(personalData.eventStore
         ? [
             erasureRoutes({
-              erasure: createUserErasure({ users, refreshTokens, clock, authenticator, ...personalData }),
+              erasure: createUserErasure({
+                users,
+                refreshTokens,
+                clock,
+                authenticator,
+                keyring: personalData.keyring,
+                eventStore: personalData.eventStore,
+                ...(personalData.flushDeleted ? { flushDeleted: personalData.flushDeleted } : {}),
+              }),
               authenticator,
             }),
           ]

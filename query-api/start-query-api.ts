@@ -40,18 +40,19 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
   const eventStore = openEventLog(config.eventLog);
   const { db } = mongo;
   const catalog = await createMongoCatalogStore(db);
+  const keyring = openKeyring({
+    store: createMongoDataKeyStore(db),
+    config: config.personalData,
+    generatedKeyPath: null,
+    logger,
+  });
   const identity = createIdentityModule({
     users: await createMongoUserStore(db),
     refreshTokens: await createMongoRefreshTokenStore(db),
     signingKey: resolveSigningKey(config.identity, null),
     config: config.identity,
     clock,
-  });
-  const keyring = openKeyring({
-    store: createMongoDataKeyStore(db),
-    config: config.personalData,
-    generatedKeyPath: null,
-    logger,
+    personalData: { keyring },
   });
   const checkpoints = createMongoCheckpointStore(db);
   const progressOf = (projection: string) =>

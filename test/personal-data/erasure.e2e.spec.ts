@@ -14,7 +14,8 @@ import { webhookAdmin } from '../support/webhooks.ts';
  * Crypto-shredding end to end, on the embedded default: a customer with a distinctive street orders (one
  * order with an Idempotency-Key), a webhook subscriber receives the orders, staff move them along; the
  * customer is erased; then every surface shows its address and notes as "[erased]" and everything else as
- * it was, both exports verify, and no file under DATA_DIR (WAL and journal files included) holds the street.
+ * it was, both exports verify, and no file under DATA_DIR (WAL and journal files included) holds the street
+ * or the note (sealed from the start) or the customer's e-mail (anonymised).
  */
 const street = `Quxwaldstrasse ${Math.floor(Math.random() * 900 + 100)}`;
 const noteWord = `Klingelzeichen${randomUUID().slice(0, 8)}`;
@@ -120,10 +121,12 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     expect((await adminCli('events:export', '--output', exportBefore)).code).toBe(0);
     expect(readFileSync(exportBefore, 'utf8')).not.toContain(street);
     expect(readFileSync(exportBefore, 'utf8')).toContain('"pd1.');
-    // The stored address (the user's, in the read store) does hold it: the search finds what is there.
-    const holding = filesHolding(service.dataDir, street);
-    expect(holding.some((file) => file.startsWith('read-store.sqlite'))).toBe(true);
-    expect(holding.filter((file) => file.startsWith('events'))).toEqual([]);
+    // Even the stored address is sealed: no file holds the street. The customer's e-mail is in the read
+    // store, in the clear (sign-in needs it): the search finds what is there.
+    expect(filesHolding(service.dataDir, street)).toEqual([]);
+    expect(
+      filesHolding(service.dataDir, customer.email).some((file) => file.startsWith('read-store.sqlite')),
+    ).toBe(true);
 
     // Erase: an admin, over HTTP; the repeat changes nothing.
     const erasure = await admin.send('DELETE', `/users/${customer.id}`);
@@ -203,6 +206,8 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     // No file under DATA_DIR holds the street or the note any more: the log, the read store, their WALs.
     expect(filesHolding(service.dataDir, street)).toEqual([]);
     expect(filesHolding(service.dataDir, noteWord)).toEqual([]);
+    // Nor the e-mail, anonymised: secure_delete zeroed it (the WAL was truncated after the erasure).
+    expect(filesHolding(service.dataDir, customer.email)).toEqual([]);
   });
 
   it('erases with the admin CLI while the service runs: the service shows [erased] within its cache period', async () => {
