@@ -20,7 +20,8 @@ COPY . .
 # (also node) reads the keys. /app/data is the embedded default's DATA_DIR, for the default command.
 RUN mkdir -p /keys /app/data && chown node:node /keys /app/data && chmod 0700 /keys /app/data
 
-USER node
+# node, by its uid (1000 in the node images): a runtime that checks runAsNonRoot needs a number.
+USER 1000:1000
 ENV HOST=0.0.0.0
 EXPOSE 3000 3001 3002 3003 3004
 

@@ -42,6 +42,12 @@ const benchmarks: { name: string; script: string; args: string[]; goals?: boolea
   { name: 'webhooks', script: 'bench/webhooks.ts', args: quick(['--duration', '5']), goals: true },
   ...(distributed
     ? [
+        // The MongoDB-wire stands side by side (it starts its own, beside the servers of MONGODB_URL).
+        {
+          name: 'test-stands',
+          script: 'bench/test-stands.ts',
+          args: quick(['--sizes', '500,2000', '--lookups', '50', '--seconds', '3']),
+        },
         {
           name: 'orders-distributed',
           script: 'bench/orders-http.ts',

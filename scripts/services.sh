@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Starts/stops the real servers the integration tests talk to, on loopback
 # only and without Docker:
-#   - FerretDB v1.24 (MongoDB wire protocol) with its SQLite backend
+#   - FerretDB v1.24 (MongoDB wire protocol) on Debian's PostgreSQL (the
+#     default), or on its SQLite backend with FERRETDB_BACKEND=sqlite
 #   - Apache Kafka 3.9 (single node, KRaft, combined broker+controller)
 #
-# Usage: scripts/services.sh start|stop|status|env|kafka-stop|kafka-start
+# On PostgreSQL, FerretDB gets a throwaway cluster of its own (initdb into the
+# state dir, loopback only, port $POSTGRES_PORT, run as the invoking user, or
+# as `postgres` when that is root) and scripts/ferretdb-postgresql-indexes.sql,
+# which gives every index FerretDB creates a GIN twin that serves FerretDB's
+# `_jsonb->'field' @> value` equality filters (findOne({_id}) included), which
+# its own btree indexes cannot. BENCHMARKS.md ("Test stand") has the figures.
+#
+# Usage: scripts/services.sh start|stop|status|env|kafka-stop|kafka-start|ferretdb-start|ferretdb-stop
 #   eval "$(scripts/services.sh env)"   # exports MONGODB_URL and KAFKA_BROKERS
 #   scripts/services.sh kafka-stop      # fault tests: stop only Kafka, keep its data
 #   scripts/services.sh kafka-start     # ...and bring it back on the same port,
@@ -16,7 +24,9 @@
 # It runs deploy/varnish/default.vcl with that backend; Debian's varnish and
 # varnish-modules (the xkey vmod) must be installed.
 #
-# Needs only Go (>= 1.24), Java (>= 11) and Maven on PATH. Builds and
+# Needs only Go (>= 1.24), Java (>= 11), Maven and (for the default backend)
+# Debian's PostgreSQL server (apt-get install postgresql; its binaries are
+# looked up in /usr/lib/postgresql/*/bin, no cluster of Debian's is used). Builds and
 # downloads are cached in $SERVICES_CACHE_DIR, runtime state (data, pid
 # files, logs) lives in $SERVICES_STATE_DIR and is wiped by every `start`
 # (`kafka-stop` / `kafka-start` keep it).
@@ -25,6 +35,11 @@
 #   SERVICES_CACHE_DIR     default $HOME/.cache/order-service-services
 #   SERVICES_STATE_DIR     default /tmp/order-service-services
 #   FERRETDB_PORT          default 27018
+#   FERRETDB_BACKEND       postgresql (default) or sqlite
+#   POSTGRES_PORT          default 54329 (FerretDB's PostgreSQL, loopback only)
+#   POSTGRES_BIN_DIR       default: the newest /usr/lib/postgresql/*/bin
+#   POSTGRES_GIN_TWINS     default true; false leaves FerretDB's btrees alone
+#                          (only to measure what the twins are worth)
 #   KAFKA_PORT             default 9092
 #   KAFKA_CONTROLLER_PORT  default 9093
 #   KAFKA_HEAP_OPTS        default "-Xms256m -Xmx512m"
@@ -40,6 +55,9 @@ KAFKA_LOG4J="$SCRIPT_DIR/kafka/log4j.properties"
 CACHE_DIR="${SERVICES_CACHE_DIR:-$HOME/.cache/order-service-services}"
 STATE_DIR="${SERVICES_STATE_DIR:-/tmp/order-service-services}"
 FERRETDB_PORT="${FERRETDB_PORT:-27018}"
+FERRETDB_BACKEND="${FERRETDB_BACKEND:-postgresql}"
+POSTGRES_PORT="${POSTGRES_PORT:-54329}"
+POSTGRES_GIN_TWINS="${POSTGRES_GIN_TWINS:-true}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
@@ -52,6 +70,10 @@ FERRETDB_BIN="$CACHE_DIR/ferretdb-$FERRETDB_VERSION/bin/ferretdb"
 
 FERRETDB_PID="$STATE_DIR/ferretdb.pid"
 FERRETDB_LOG="$STATE_DIR/ferretdb/ferretdb.log"
+POSTGRES_DIR="$STATE_DIR/postgres"
+POSTGRES_PID="$STATE_DIR/postgres.pid"
+POSTGRES_LOG="$POSTGRES_DIR/postgres.log"
+POSTGRES_INDEXES_SQL="$SCRIPT_DIR/ferretdb-postgresql-indexes.sql"
 KAFKA_PID="$STATE_DIR/kafka.pid"
 KAFKA_DIR="$STATE_DIR/kafka"
 KAFKA_DATA_DIR="$KAFKA_DIR/data"
@@ -68,6 +90,11 @@ VARNISH_STORAGE="${VARNISH_STORAGE:-64m}"
 
 log() { printf '[services] %s\n' "$*" >&2; }
 die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
+
+case $FERRETDB_BACKEND in
+  postgresql | sqlite) ;;
+  *) die "FERRETDB_BACKEND must be postgresql or sqlite (got '$FERRETDB_BACKEND')" ;;
+esac
 
 # ---------------------------------------------------------------- helpers --
 
@@ -176,6 +203,32 @@ ensure_ferretdb() {
   log "FerretDB built: $FERRETDB_BIN"
 }
 
+# Sets PG_BIN to the directory holding Debian's PostgreSQL server binaries.
+find_postgres() {
+  local dir
+  if [[ -n ${POSTGRES_BIN_DIR:-} ]]; then
+    PG_BIN=$POSTGRES_BIN_DIR
+  else
+    PG_BIN=
+    # The newest major version installed (/usr/lib/postgresql/15/bin, 16/bin, ...).
+    for dir in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V); do
+      [[ -x $dir/postgres ]] && PG_BIN=$dir
+    done
+  fi
+  [[ -n $PG_BIN && -x $PG_BIN/postgres && -x $PG_BIN/initdb && -x $PG_BIN/pg_isready && -x $PG_BIN/psql ]] \
+    || die "PostgreSQL server binaries not found${PG_BIN:+ in $PG_BIN} (Debian: apt-get install postgresql; or set POSTGRES_BIN_DIR, or FERRETDB_BACKEND=sqlite)"
+}
+
+# PostgreSQL refuses to run as root: then the cluster belongs to Debian's `postgres` user.
+# Sets AS_PG_USER to the command prefix that runs a program as the cluster's owner.
+pg_user_prefix() {
+  AS_PG_USER=()
+  if [[ $(id -u) == 0 ]]; then
+    id postgres >/dev/null 2>&1 || die "running as root, but there is no 'postgres' user to own the PostgreSQL cluster"
+    AS_PG_USER=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+  fi
+}
+
 # Sets KAFKA_LIBS to a directory holding the broker's jars; resolved once per
 # content of scripts/kafka/pom.xml.
 ensure_kafka() {
@@ -205,6 +258,63 @@ ensure_kafka() {
 
 # ------------------------------------------------------------------ start --
 
+# start_postgres: a fresh cluster in $POSTGRES_DIR, in the background.
+start_postgres() {
+  rm -rf "$POSTGRES_DIR"
+  mkdir -p "$POSTGRES_DIR"
+  if port_open "$POSTGRES_PORT"; then
+    die "port 127.0.0.1:$POSTGRES_PORT is already in use (set POSTGRES_PORT to another port)"
+  fi
+  if ((${#AS_PG_USER[@]} > 0)); then
+    chown postgres: "$POSTGRES_DIR"
+    "${AS_PG_USER[@]}" test -w "$POSTGRES_DIR" \
+      || die "the postgres user cannot write $POSTGRES_DIR (is a parent of SERVICES_STATE_DIR closed to other users?)"
+  fi
+  log "creating a PostgreSQL cluster in $POSTGRES_DIR/data..."
+  # C locale and UTF8: what FerretDB checks at connect. No fsync (-N, fsync=off): throwaway test data.
+  if ! (cd "$POSTGRES_DIR" && "${AS_PG_USER[@]}" "$PG_BIN/initdb" -D "$POSTGRES_DIR/data" -U ferretdb \
+    --auth=trust --encoding=UTF8 --locale=C -N) >"$POSTGRES_DIR/initdb.out" 2>&1; then
+    show_log_tail "$POSTGRES_DIR/initdb.out"
+    die "initdb failed"
+  fi
+  log "starting PostgreSQL on 127.0.0.1:$POSTGRES_PORT..."
+  # plan_cache_mode: FerretDB sends prepared statements with the field name as a parameter
+  # (_jsonb->$1 @> $2); only a plan made for the actual values can match the GIN twins' expressions.
+  (cd "$POSTGRES_DIR" && exec nohup "${AS_PG_USER[@]}" "$PG_BIN/postgres" -D "$POSTGRES_DIR/data" \
+    -c listen_addresses=127.0.0.1 -c port="$POSTGRES_PORT" -c unix_socket_directories="$POSTGRES_DIR" \
+    -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+    -c plan_cache_mode=force_custom_plan -c max_connections=200 \
+    >"$POSTGRES_LOG" 2>&1 </dev/null) &
+  echo $! >"$POSTGRES_PID"
+}
+
+# wait_postgres: until it accepts connections, then the database FerretDB uses, with the GIN twins' trigger.
+wait_postgres() {
+  local deadline=$((SECONDS + START_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if ! kill -0 "$(<"$POSTGRES_PID")" 2>/dev/null; then
+      show_log_tail "$POSTGRES_LOG"
+      die "PostgreSQL exited during startup"
+    fi
+    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$POSTGRES_PORT"; then
+      "$PG_BIN/psql" -q -X -h 127.0.0.1 -p "$POSTGRES_PORT" -U ferretdb -d postgres -v ON_ERROR_STOP=1 \
+        -c 'CREATE DATABASE ferretdb' >/dev/null || die "could not create the ferretdb database"
+      if [[ $POSTGRES_GIN_TWINS == true ]]; then
+        "$PG_BIN/psql" -q -X -h 127.0.0.1 -p "$POSTGRES_PORT" -U ferretdb -d ferretdb -v ON_ERROR_STOP=1 \
+          -c 'SET client_min_messages = warning' -f "$POSTGRES_INDEXES_SQL" >/dev/null \
+          || die "could not apply $POSTGRES_INDEXES_SQL"
+      else
+        log "POSTGRES_GIN_TWINS=$POSTGRES_GIN_TWINS: FerretDB's equality filters will scan (measurements only)"
+      fi
+      log "PostgreSQL is up (pid $(<"$POSTGRES_PID")): 127.0.0.1:$POSTGRES_PORT"
+      return 0
+    fi
+    sleep 0.25
+  done
+  show_log_tail "$POSTGRES_LOG"
+  die "PostgreSQL did not accept connections on 127.0.0.1:$POSTGRES_PORT within ${START_TIMEOUT}s"
+}
+
 start_ferretdb() {
   local dir="$STATE_DIR/ferretdb"
   rm -rf "$dir"
@@ -212,10 +322,13 @@ start_ferretdb() {
   if port_open "$FERRETDB_PORT"; then
     die "port 127.0.0.1:$FERRETDB_PORT is already in use (set FERRETDB_PORT to another port)"
   fi
-  log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT..."
+  local backend=(--handler=sqlite --sqlite-url="file:$dir/data/")
+  if [[ $FERRETDB_BACKEND == postgresql ]]; then
+    backend=(--handler=postgresql --postgresql-url="postgres://ferretdb@127.0.0.1:$POSTGRES_PORT/ferretdb")
+  fi
+  log "starting FerretDB ($FERRETDB_BACKEND backend) on 127.0.0.1:$FERRETDB_PORT..."
   nohup "$FERRETDB_BIN" \
-    --handler=sqlite \
-    --sqlite-url="file:$dir/data/" \
+    "${backend[@]}" \
     --state-dir="$dir/state" \
     --listen-addr="127.0.0.1:$FERRETDB_PORT" \
     --debug-addr=- \
@@ -393,37 +506,83 @@ wait_kafka() {
   die "Kafka did not come up on 127.0.0.1:$KAFKA_PORT within ${START_TIMEOUT}s"
 }
 
-cmd_start() {
-  if is_running "$FERRETDB_PID" ferretdb && is_running "$KAFKA_PID" kafka.Kafka; then
-    if mongo_ping "$FERRETDB_PORT" && kafka_probe "$KAFKA_PORT"; then
-      log "already running (FerretDB pid $(<"$FERRETDB_PID"), Kafka pid $(<"$KAFKA_PID")); use 'stop' first for a clean start"
-      return 0
+# ferretdb_backend: the backend the running FerretDB was started with (from its --handler flag).
+ferretdb_backend() {
+  tr '\0' '\n' <"/proc/$(<"$FERRETDB_PID")/cmdline" 2>/dev/null | sed -n 's/^--handler=//p'
+}
+
+# mongo_stand_up: FerretDB answers, on the backend asked for (and that backend's PostgreSQL runs).
+mongo_stand_up() {
+  is_running "$FERRETDB_PID" ferretdb && mongo_ping "$FERRETDB_PORT" || return 1
+  [[ $(ferretdb_backend) == "$FERRETDB_BACKEND" ]] || return 1
+  [[ $FERRETDB_BACKEND != postgresql ]] || is_running "$POSTGRES_PID" bin/postgres
+}
+
+# check_ports_free PORT...: dies naming the first port already taken.
+check_ports_free() {
+  local p
+  for p in "$@"; do
+    if port_open "$p"; then
+      die "port 127.0.0.1:$p is already in use by another process (see FERRETDB_PORT, POSTGRES_PORT, KAFKA_PORT, KAFKA_CONTROLLER_PORT)"
     fi
+  done
+}
+
+# prepare_mongo_stand: builds FerretDB if needed; finds PostgreSQL for that backend. Sets MONGO_STAND_PORTS.
+prepare_mongo_stand() {
+  mkdir -p "$CACHE_DIR" "$STATE_DIR"
+  ensure_ferretdb
+  MONGO_STAND_PORTS=("$FERRETDB_PORT")
+  if [[ $FERRETDB_BACKEND == postgresql ]]; then
+    find_postgres
+    pg_user_prefix
+    MONGO_STAND_PORTS+=("$POSTGRES_PORT")
   fi
-  if is_running "$FERRETDB_PID" ferretdb || is_running "$KAFKA_PID" kafka.Kafka; then
-    log "services only partly running or not answering; restarting both"
+}
+
+cmd_start() {
+  if mongo_stand_up && is_running "$KAFKA_PID" kafka.Kafka && kafka_probe "$KAFKA_PORT"; then
+    log "already running (FerretDB pid $(<"$FERRETDB_PID") on $FERRETDB_BACKEND, Kafka pid $(<"$KAFKA_PID")); use 'stop' first for a clean start"
+    return 0
+  fi
+  if is_running "$FERRETDB_PID" ferretdb || is_running "$KAFKA_PID" kafka.Kafka || is_running "$POSTGRES_PID" bin/postgres; then
+    log "services only partly running, not answering or on another backend; restarting all"
   fi
   cmd_stop quiet
 
-  local p
-  for p in "$FERRETDB_PORT" "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-    if port_open "$p"; then
-      die "port 127.0.0.1:$p is already in use by another process (see FERRETDB_PORT, KAFKA_PORT, KAFKA_CONTROLLER_PORT)"
-    fi
-  done
-
-  mkdir -p "$CACHE_DIR" "$STATE_DIR"
-  ensure_ferretdb
+  prepare_mongo_stand
+  check_ports_free "${MONGO_STAND_PORTS[@]}" "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"
   ensure_kafka
 
   # If anything below fails (die exits), do not leave half of the services behind.
   trap 'rc=$?; if ((rc != 0)); then log "start failed, stopping what was started"; cmd_stop quiet; fi' EXIT
-  start_ferretdb
+  [[ $FERRETDB_BACKEND != postgresql ]] || start_postgres
   start_kafka
+  [[ $FERRETDB_BACKEND != postgresql ]] || wait_postgres
+  start_ferretdb
   wait_ferretdb
   wait_kafka
   trap - EXIT
   log "all services up; state in $STATE_DIR"
+}
+
+# ferretdb-start: only the MongoDB-wire stand (FerretDB and its backend), fresh; Kafka is not touched.
+cmd_ferretdb_start() {
+  if mongo_stand_up; then
+    log "FerretDB already running (pid $(<"$FERRETDB_PID") on $FERRETDB_BACKEND); use 'ferretdb-stop' first for a clean start"
+    return 0
+  fi
+  cmd_ferretdb_stop quiet || true
+  prepare_mongo_stand
+  check_ports_free "${MONGO_STAND_PORTS[@]}"
+  trap 'rc=$?; if ((rc != 0)); then log "ferretdb-start failed, stopping what was started"; cmd_ferretdb_stop quiet; fi' EXIT
+  if [[ $FERRETDB_BACKEND == postgresql ]]; then
+    start_postgres
+    wait_postgres
+  fi
+  start_ferretdb
+  wait_ferretdb
+  trap - EXIT
 }
 
 cmd_kafka_start() {
@@ -457,16 +616,16 @@ cmd_kafka_start() {
 
 # ------------------------------------------------------------------- stop --
 
-# stop_one NAME PIDFILE PATTERN
+# stop_one NAME PIDFILE PATTERN [SIGNAL]: SIGNAL (default TERM), then KILL after $STOP_TIMEOUT s.
 stop_one() {
-  local name=$1 pidfile=$2 pattern=$3 pid i
+  local name=$1 pidfile=$2 pattern=$3 signal=${4:-TERM} pid i
   if ! is_running "$pidfile" "$pattern"; then
     rm -f "$pidfile"
     return 1
   fi
   pid=$(<"$pidfile")
   log "stopping $name (pid $pid)..."
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -"$signal" "$pid" 2>/dev/null || true
   for ((i = 0; i < STOP_TIMEOUT * 4; i++)); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.25
@@ -487,10 +646,20 @@ cmd_stop() {
   local quiet=${1:-} stopped=0
   # Kafka first: its shutdown is the slow one, FerretDB is independent.
   stop_one Kafka "$KAFKA_PID" kafka.Kafka && stopped=1
-  stop_one FerretDB "$FERRETDB_PID" ferretdb && stopped=1
+  cmd_ferretdb_stop quiet && stopped=1
   if [[ -z $quiet ]]; then
     if ((stopped)); then log "stopped"; else log "nothing was running"; fi
   fi
+}
+
+# Stops FerretDB, then its PostgreSQL (whichever backend is configured now); returns 1 if neither ran.
+cmd_ferretdb_stop() {
+  local quiet=${1:-} stopped=1
+  stop_one FerretDB "$FERRETDB_PID" ferretdb && stopped=0
+  # INT: PostgreSQL's fast shutdown (TERM would wait for every client to disconnect).
+  stop_one PostgreSQL "$POSTGRES_PID" bin/postgres INT && stopped=0
+  if [[ -z $quiet ]] && ((stopped != 0)); then log "FerretDB was not running"; fi
+  return "$stopped"
 }
 
 # Stops only Kafka; its data dir, logs and server.properties stay for kafka-start.
@@ -554,9 +723,19 @@ cmd_varnish_stop() {
 
 cmd_status() {
   local rc=0
+  if is_running "$POSTGRES_PID" bin/postgres; then
+    echo "postgresql: running (pid $(<"$POSTGRES_PID"), 127.0.0.1:$POSTGRES_PORT)"
+  elif [[ $FERRETDB_BACKEND == postgresql ]]; then
+    echo "postgresql: stopped"
+    rc=1
+  fi
+  if is_running "$FERRETDB_PID" ferretdb && [[ $(ferretdb_backend) != "$FERRETDB_BACKEND" ]]; then
+    echo "ferretdb: runs on $(ferretdb_backend), not on FERRETDB_BACKEND=$FERRETDB_BACKEND"
+    rc=1
+  fi
   if is_running "$FERRETDB_PID" ferretdb; then
     if mongo_ping "$FERRETDB_PORT"; then
-      echo "ferretdb: running (pid $(<"$FERRETDB_PID"), mongodb://127.0.0.1:$FERRETDB_PORT/)"
+      echo "ferretdb: running (pid $(<"$FERRETDB_PID"), mongodb://127.0.0.1:$FERRETDB_PORT/, $(ferretdb_backend) backend)"
     else
       echo "ferretdb: process alive (pid $(<"$FERRETDB_PID")) but not answering on 127.0.0.1:$FERRETDB_PORT"
       rc=1
@@ -586,13 +765,16 @@ cmd_env() {
 
 usage() {
   cat >&2 <<EOF
-usage: $0 start|stop|status|env|kafka-stop|kafka-start|varnish-start URL|varnish-stop
-  start        build/fetch (cached) and start FerretDB + Kafka on fresh state, wait until both answer
-  stop         stop both (TERM, then KILL after ${STOP_TIMEOUT}s); safe when nothing runs
-  status       show state; exit 0 only if both are up and answering
+usage: $0 start|stop|status|env|kafka-stop|kafka-start|ferretdb-start|ferretdb-stop|varnish-start URL|varnish-stop
+  start        build/fetch (cached) and start FerretDB (on PostgreSQL, or SQLite with FERRETDB_BACKEND=sqlite)
+               + Kafka on fresh state, wait until they answer
+  stop         stop them all (TERM, then KILL after ${STOP_TIMEOUT}s); safe when nothing runs
+  status       show state; exit 0 only if all are up and answering
   env          print export lines: eval "\$($0 env)"
   kafka-stop   stop only Kafka (TERM, then KILL after ${STOP_TIMEOUT}s), keep its data; safe when stopped
   kafka-start  start Kafka again on the data kept since 'start' (same port, cluster id), wait until it answers
+  ferretdb-start, ferretdb-stop
+               only FerretDB and its backend (fresh state), as for bench/test-stands.ts; Kafka is not touched
   varnish-start URL
                start Varnish (deploy/varnish/default.vcl) on 127.0.0.1:\$VARNISH_PORT in front of the
                service at URL (http://host:port); prints Varnish's URL. FerretDB and Kafka are not touched
@@ -607,6 +789,8 @@ case "${1:-}" in
   env) cmd_env ;;
   kafka-stop) cmd_kafka_stop ;;
   kafka-start) cmd_kafka_start ;;
+  ferretdb-start) cmd_ferretdb_start ;;
+  ferretdb-stop) cmd_ferretdb_stop || true ;;
   varnish-start) cmd_varnish_start "${2:-}" ;;
   varnish-stop) cmd_varnish_stop ;;
   -h | --help | help) usage ;;

@@ -53,11 +53,12 @@ export type HttpAppOptions = {
  * before anything recursive meets it or anything stores it.
  */
 const maxBodyBytes = 100 * 1024;
+const jsonTypes = ['application/json', 'application/*+json'];
 
 const bodyParsers = (): RequestHandler => {
   const json = express.json({
     limit: maxBodyBytes,
-    type: ['application/json', 'application/*+json'],
+    type: jsonTypes,
     verify: requireValidUtf8,
   });
   const form = express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 });
@@ -69,6 +70,8 @@ const bodyParsers = (): RequestHandler => {
     if (Number(request.headers['content-length'] ?? 0) > maxBodyBytes) {
       return next(new ApiError('payload-too-large', 'The request body exceeds 100 kB.'));
     }
+    // One parser, chosen by Content-Type: a JSON body is not offered to the form parser too.
+    if (!request.is(jsonTypes)) return form(request, response, next);
     json(request, response, (error?: unknown) => {
       if (error) return next(error);
       const problem = jsonBodyProblem(request.body);
@@ -76,7 +79,7 @@ const bodyParsers = (): RequestHandler => {
         return next(
           validationFailed([{ field: 'body', message: problem }], 'The request body is malformed.'),
         );
-      form(request, response, next);
+      next();
     });
   };
 };

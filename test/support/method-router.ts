@@ -2,6 +2,7 @@ import {
   createServer,
   request as httpRequest,
   Agent,
+  type ClientRequest,
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
@@ -22,15 +23,23 @@ export const startMethodRouter = async (targets: { command: () => string; query:
       new URL(incoming.url ?? '/', base),
       { method: incoming.method, headers: incoming.headers, agent },
       (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
-        pipeline(answer, outgoing).catch(() => outgoing.destroy());
+        const bodyCut = !incoming.complete;
+        if (bodyCut) dropRestOfBody(incoming, upstream);
+        const headers = bodyCut ? closing(answer.rawHeaders) : answer.rawHeaders;
+        outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+        // A response cut short upstream is cut short here too: the client must not take it as whole.
+        pipeline(answer, outgoing).then(
+          () => bodyCut && upstream.destroy(),
+          () => outgoing.destroy(),
+        );
       },
     );
     upstream.on('error', () => {
+      dropRestOfBody(incoming, upstream);
       if (!outgoing.headersSent) outgoing.writeHead(502).end();
       else outgoing.destroy();
     });
-    pipeline(incoming, upstream).catch(() => upstream.destroy());
+    incoming.pipe(upstream);
   };
   const server = createServer(forward);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -44,4 +53,24 @@ export const startMethodRouter = async (targets: { command: () => string; query:
         server.closeAllConnections();
       }),
   };
+};
+
+/**
+ * An answer that came before the whole request body (a 413, say) ends the client's connection, as nginx does:
+ * `Connection: close` instead of the upstream's hop-by-hop headers. The rest of the body is read and dropped
+ * here rather than relayed, so that a client that has already queued its next request on the same connection
+ * is told to open another instead of waiting on, or being reset by, a connection still busy with the old body.
+ */
+const closing = (rawHeaders: string[]) => {
+  const kept: string[] = [];
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!.toLowerCase();
+    if (name !== 'connection' && name !== 'keep-alive') kept.push(rawHeaders[index]!, rawHeaders[index + 1]!);
+  }
+  return [...kept, 'Connection', 'close'];
+};
+
+const dropRestOfBody = (incoming: IncomingMessage, upstream: ClientRequest) => {
+  incoming.unpipe(upstream);
+  incoming.resume();
 };
