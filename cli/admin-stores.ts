@@ -16,6 +16,14 @@ import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-
 import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
 import type { UserStore } from '../identity/users.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import {
+  personalDataConfig,
+  personalDataEnvironment,
+  resolvePersonalDataKeys,
+} from '../infrastructure/config/personal-data-environment.ts';
+import type { DataKeyStore } from '../infrastructure/personal-data/data-key-store.ts';
+import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-data-key-store.ts';
+import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import { createEventStoreDbEventStore } from '../infrastructure/event-store/eventstoredb-event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
@@ -52,6 +60,7 @@ export const adminConfigSchema = z.object({
     .optional()
     .describe('The event log on EventStoreDB; else DATA_DIR/events.sqlite.'),
   CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,
+  ...personalDataEnvironment,
 });
 
 export type AdminStores = {
@@ -59,6 +68,12 @@ export type AdminStores = {
   users: UserStore;
   refreshTokens: RefreshTokenStore;
   catalog: CatalogStore;
+  /** The data keys of personal data (erasure deletes one; a re-seal rewrites them all). */
+  dataKeys: DataKeyStore;
+  /** After an erasure: what the store keeps of deleted data in side files (SQLite's WAL) is dropped too. */
+  flushDeleted: () => Promise<void>;
+  /** The data keys' key-encryption keys: the configured ones, or the embedded default's DATA_DIR/keys. */
+  keyEncryptionKeys: () => { current: Buffer; previous: Buffer[] };
   /** The event log, opened on first use. */
   events: () => Promise<EventStore>;
   orders: {
@@ -105,6 +120,9 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
       users: await createMongoUserStore(db),
       refreshTokens: await createMongoRefreshTokenStore(db),
       catalog: await createMongoCatalogStore(db),
+      dataKeys: createMongoDataKeyStore(db),
+      flushDeleted: async () => {},
+      keyEncryptionKeys: () => resolvePersonalDataKeys(personalDataConfig(config), null),
       events: log.open,
       orders: {
         live: await createMongoOrderReadModel(db),
@@ -126,6 +144,12 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
     users: createSqliteUserStore(db),
     refreshTokens: createSqliteRefreshTokenStore(db),
     catalog: createSqliteCatalogStore(db),
+    dataKeys: createSqliteDataKeyStore(db),
+    flushDeleted: async () => {
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    },
+    keyEncryptionKeys: () =>
+      resolvePersonalDataKeys(personalDataConfig(config), join(config.DATA_DIR, 'keys', 'personal-data-key')),
     events: log.open,
     orders: {
       live: createSqliteOrderReadModel(db),

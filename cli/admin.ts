@@ -8,6 +8,7 @@ import { adminConfigSchema, MissingEventLogError, openAdminStores } from './admi
 import { catalogCommands, DataError } from './catalog-commands.ts';
 import { keyCommands } from './key-commands.ts';
 import { logCommands, ReadModelMismatchError } from './log-commands.ts';
+import { personalDataCommands } from './personal-data-commands.ts';
 import { UsageError, userCommands } from './user-commands.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
@@ -19,6 +20,12 @@ Users
   user:set-password --email E (--password-stdin | --password P)   (also ends the user's sessions)
   user:disable --email E        (also ends the user's sessions)
   user:enable --email E
+  user:erase (--email E | --id ID)
+      Erases the user's personal data (crypto-shredding): deletes its data key, so its shipping addresses
+      and notes read as "[erased]" everywhere (orders, histories, audit, exports, webhooks); anonymises its
+      record (e-mail, name, password, stored addresses), disables it and ends its sessions; records the
+      erasure in the log. Orders, amounts, statuses and the history stay. Safe while the service runs
+      (other processes see it within 5 s); repeat with --id, which does nothing more.
 
 Catalogue (read-only through the API: this is the admin backend that changes it)
   catalog:import FILE [--replace]
@@ -42,11 +49,20 @@ Event log and read models (what an auditor runs)
       Replays the log into a scratch read model and reports every order that differs from the live one.
       Exit 1 when any does.
 
+Personal data
+  personal-data:reseal
+      Rotating the key-encryption key (PERSONAL_DATA_KEY_FILE, or the embedded default's
+      DATA_DIR/keys/personal-data-key): with the new key configured and the old one in
+      PERSONAL_DATA_PREVIOUS_KEY_FILES, seals every data key again under the new one. Exit 65 when a
+      data key opens under none of them (it is left as it is). See README, "Personal data and erasure".
+
 Keys (the distributed mode's files; the embedded default makes its own in DATA_DIR/keys)
   keys:init DIR
       Creates DIR (mode 0700) and, where missing, DIR/jwt-signing-key.pem (the RS256 key that signs
       access tokens: JWT_PRIVATE_KEY_FILE) and DIR/webhook-secret-key (base64 of 32 random bytes that
-      seal webhook secrets: WEBHOOK_SECRET_KEY_FILE), both mode 0600. Existing keys are kept as they are.
+      seal webhook secrets: WEBHOOK_SECRET_KEY_FILE) and DIR/personal-data-key (base64 of 32 random bytes
+      that seal the data keys of personal data: PERSONAL_DATA_KEY_FILE), all mode 0600. Existing keys are
+      kept as they are.
       Needs no store.
 
 Passwords: at least 8 characters. Prefer --password-stdin (echo 'a long secret' | npm run admin -- ...):
@@ -55,7 +71,13 @@ Roles: customer, staff, auditor, admin.
 Store: DATA_DIR (default ./data), or MongoDB when MONGODB_URL is set (database MONGODB_DATABASE,
 default order_service). Event log: DATA_DIR/events.sqlite, or EventStoreDB when EVENTSTORE_URL is set.`;
 
-const commands = { ...userCommands, ...catalogCommands, ...logCommands, ...keyCommands };
+const commands = {
+  ...userCommands,
+  ...catalogCommands,
+  ...logCommands,
+  ...personalDataCommands,
+  ...keyCommands,
+};
 
 const main = async (argv: string[]): Promise<number> => {
   const [name, ...args] = argv;

@@ -1,4 +1,5 @@
 import { createSessions } from '../identity/sessions.ts';
+import { createUserErasure } from '../identity/erase-user.ts';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../identity/passwords.ts';
@@ -40,6 +41,7 @@ const options = {
   'password-stdin': { type: 'boolean' },
   role: { type: 'string' },
   name: { type: 'string' },
+  id: { type: 'string' },
 } as const;
 
 const parse = (args: string[]) => {
@@ -144,6 +146,43 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
     const { users, refreshTokens } = context.stores;
     await createSessions({ users, refreshTokens, clock: context.clock }).endAll(user.id);
     context.out(`disabled ${describe(updated!)}`);
+  },
+
+  async 'user:erase'(args, context) {
+    const values = parse(args);
+    if ((values.email === undefined) === (values.id === undefined)) {
+      throw new UsageError('give either --email E or --id ID');
+    }
+    const { stores, clock } = context;
+    const user =
+      values.id !== undefined
+        ? await stores.users.findById(values.id)
+        : await stores.users.findByEmail(values.email!);
+    if (!user) {
+      // An erased user's e-mail is gone: a repeat by e-mail finds nobody, which is what was asked.
+      throw new UsageError(
+        values.id !== undefined
+          ? `no user with id ${values.id}`
+          : `no user with e-mail ${values.email} (an erased user's e-mail is gone: use --id to repeat)`,
+      );
+    }
+    const erasure = createUserErasure({
+      users: stores.users,
+      refreshTokens: stores.refreshTokens,
+      keyring: { erase: (ownerId, at) => stores.dataKeys.erase(ownerId, at) },
+      eventStore: stores.events,
+      clock,
+      flushDeleted: stores.flushDeleted,
+    });
+    const outcome = (await erasure.erase(user.id, {
+      actor: null,
+      correlationId: `admin-cli-${randomUUID()}`,
+    }))!;
+    context.out(
+      outcome.keyDeleted || outcome.recorded
+        ? `erased ${user.id}: its data key is deleted, its record anonymised, its sessions ended`
+        : `${user.id} was erased already; its record is anonymised and its sessions ended`,
+    );
   },
 
   async 'user:enable'(args, context) {

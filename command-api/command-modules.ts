@@ -7,6 +7,7 @@ import type { Clock } from '../infrastructure/clock.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
+import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { ordersCommandModule } from './orders/orders-command-module.ts';
@@ -23,6 +24,7 @@ export const commandModules = ({
   stores,
   webhooks,
   config,
+  personalData,
   clock,
   logger,
 }: {
@@ -46,6 +48,8 @@ export const commandModules = ({
    * revision every `refreshIntervalMs` (0: before every order).
    */
   config: { catalog: { currency: string; refreshIntervalMs: number } };
+  /** Seals the personal data of new events, opens it in answers. */
+  personalData: PersonalDataKeyring;
   clock: Clock;
   logger: Logger;
 }): HttpModule[] => [
@@ -59,6 +63,7 @@ export const commandModules = ({
     currency: config.catalog.currency,
     clock,
     newId: randomUUIDv7,
+    personalData,
     logger,
   }),
   subscriptionsCommandModule({

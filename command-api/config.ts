@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  personalDataConfig,
+  personalDataEnvironment,
+  requirePersonalDataKey,
+} from '../infrastructure/config/personal-data-environment.ts';
 import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
@@ -20,12 +25,14 @@ export const commandApiConfigSchema = z
     ...processEnvironment(3001),
     ...httpApiEnvironment,
     ...distributedStoresEnvironment,
+    ...personalDataEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
     ...webhookEnvironment,
     ...demoSeedEnvironment,
   })
   .superRefine(checkEventLog)
+  .superRefine(requirePersonalDataKey)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
   .superRefine(
     requireExactlyOne(['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'], 'the key sealing webhook secrets'),
@@ -44,6 +51,7 @@ export const commandApiConfigSchema = z
       },
       identity: identityConfig(env, api.publicBaseUrl),
       webhooks: webhookConfig(env),
+      personalData: personalDataConfig(env),
     };
   })
   .describe(

@@ -17,6 +17,8 @@ import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { dataDirCheck, eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
+import { openKeyring } from '../infrastructure/personal-data/open-keyring.ts';
+import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-data-key-store.ts';
 import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
 import type { CommandApiConfig } from './config.ts';
 import { createMongoIdempotencyStore } from './idempotency/mongo-idempotency-store.ts';
@@ -45,12 +47,19 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
     logger.info('imported the demo catalogue into the empty catalogue');
   }
+  const keyring = openKeyring({
+    store: createMongoDataKeyStore(db),
+    config: config.personalData,
+    generatedKeyPath: null,
+    logger,
+  });
   const identity = createIdentityModule({
     users,
     refreshTokens: await createMongoRefreshTokenStore(db),
     signingKey: resolveSigningKey(config.identity, null),
     config: config.identity,
     clock,
+    personalData: { keyring, eventStore },
   });
   const service = await startHttpService({
     name: 'command API',
@@ -73,6 +82,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
           checkUrl: webhookTargets(config.webhooks, logger).checkUrl,
         },
         config,
+        personalData: keyring,
         clock,
         logger,
       }),

@@ -13,6 +13,10 @@ import {
   readinessEnvironment,
 } from '../infrastructure/config/service-environment.ts';
 import { webhookConfig, webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
+import {
+  personalDataConfig,
+  personalDataEnvironment,
+} from '../infrastructure/config/personal-data-environment.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -59,6 +63,7 @@ export const embeddedConfigSchema = z
     ...catalogEnvironment,
     ...cachePurgeEnvironment,
     ...webhookEnvironment,
+    ...personalDataEnvironment,
   })
   .transform((env) => {
     const publicBaseUrl = withoutTrailingSlash(env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`);
@@ -87,6 +92,7 @@ export const embeddedConfigSchema = z
       },
       identity: identityConfig(env, publicBaseUrl),
       webhooks: webhookConfig(env),
+      personalData: personalDataConfig(env),
     };
   })
   .describe(

@@ -23,6 +23,9 @@ import { registerProjectionMetrics } from '../infrastructure/event-sourcing/proj
 import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import { createSqliteOrderReadModel } from '../projections/orders/sqlite-order-read-model.ts';
+import { resolvePersonalDataKeys } from '../infrastructure/config/personal-data-environment.ts';
+import { createPersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
+import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
 import {
@@ -76,6 +79,16 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
   );
   const readStore = openDatabase({ path: join(config.dataDir, 'read-store.sqlite') });
   const users = createSqliteUserStore(readStore);
+  const personalDataKeys = resolvePersonalDataKeys(
+    config.personalData,
+    join(config.dataDir, 'keys', 'personal-data-key'),
+  );
+  const keyring = createPersonalDataKeyring({
+    store: createSqliteDataKeyStore(readStore),
+    keyEncryptionKey: personalDataKeys.current,
+    previousKeyEncryptionKeys: personalDataKeys.previous,
+    logger,
+  });
   const refreshTokens = createSqliteRefreshTokenStore(readStore);
 
   const catalog = createSqliteCatalogStore(readStore);
@@ -89,6 +102,13 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     signingKey: resolveSigningKey(config.identity, join(config.dataDir, 'keys', 'jwt-signing-key.pem')),
     config: config.identity,
     clock,
+    personalData: {
+      keyring,
+      eventStore,
+      flushDeleted: async () => {
+        readStore.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      },
+    },
   });
 
   const readModel = createSqliteOrderReadModel(readStore);
@@ -103,7 +123,15 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     logger,
     minBatchIntervalMs: config.projectionBatchIntervalMs,
   });
-  const webhooks = await startEmbeddedWebhooks({ config, eventStore, readStore, logger, clock, metrics });
+  const webhooks = await startEmbeddedWebhooks({
+    config,
+    eventStore,
+    readStore,
+    logger,
+    clock,
+    metrics,
+    reveal: keyring.reveal,
+  });
   const projections = {
     [orderProjectionName]: async () => projection.position(),
     [subscriptionProjectionName]: webhooks.positions.subscriptions,
@@ -127,6 +155,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
         },
         webhooks: webhooks.commandSide,
         config,
+        personalData: keyring,
         clock,
         logger,
       }),
@@ -141,6 +170,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
         clock,
         logger,
         metrics,
+        reveal: keyring.reveal,
       }),
       identity,
     ],

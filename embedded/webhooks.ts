@@ -19,6 +19,7 @@ import { createSqliteDeliveryQueue } from '../projections/webhook-deliveries/sql
 import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
 import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 import type { EmbeddedConfig } from './config.ts';
+import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
 
 /** Topic names on the in-process bus (the same defaults as Kafka's). */
@@ -39,6 +40,7 @@ export const startEmbeddedWebhooks = async ({
   logger,
   clock,
   metrics,
+  reveal,
 }: {
   config: EmbeddedConfig;
   eventStore: EventStore;
@@ -46,6 +48,8 @@ export const startEmbeddedWebhooks = async ({
   logger: Logger;
   clock: Clock;
   metrics: Registry;
+  /** Opens the sealed personal fields of a webhook body as it is sent. */
+  reveal: Reveal;
 }) => {
   const settings = config.webhooks;
   const checkpoints = createSqliteCheckpointStore(readStore);
@@ -82,6 +86,7 @@ export const startEmbeddedWebhooks = async ({
     queue,
     log: deliveryLog,
     cipher,
+    reveal,
     poster,
     retryPolicy: createRetryPolicy({ scheduleMs: settings.retryScheduleMs }),
     eventStore,

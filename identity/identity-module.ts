@@ -12,6 +12,10 @@ import { loadOrCreateSigningKey, signingKeyFromPem, type SigningKey } from './si
 import { createPasswordChecks, defaultPasswordCheckLimits } from './password-checks.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { createSessions } from './sessions.ts';
+import { createUserErasure } from './erase-user.ts';
+import { erasureRoutes } from './erasure-routes.ts';
+import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 import { createTokenService } from './token-service.ts';
 import { identityErrors, userRoutes } from './user-routes.ts';
 import type { UserStore } from './users.ts';
@@ -34,12 +38,22 @@ export const createIdentityModule = ({
   signingKey,
   config,
   clock,
+  personalData,
 }: {
   users: UserStore;
   refreshTokens: RefreshTokenStore;
   signingKey: SigningKey;
   config: IdentityConfig;
   clock: Clock;
+  /**
+   * The keyring (stored addresses are sealed); where the process takes writes, the log that
+   * DELETE /users/{id} (erasure) appends to. A process without it (the query API) does not serve erasure.
+   */
+  personalData: {
+    keyring: Pick<PersonalDataKeyring, 'erase' | 'sealFields' | 'reveal'>;
+    eventStore?: EventStore;
+    flushDeleted?: () => Promise<void>;
+  };
 }) => {
   const audience = { issuer: config.issuer, audience: config.audience };
   const verifier = createAccessTokenVerifier({
@@ -68,8 +82,24 @@ export const createIdentityModule = ({
         passwordChecks: createPasswordChecks(defaultPasswordCheckLimits),
         signingKey,
       }),
-      userRoutes({ users, authenticator, clock }),
+      userRoutes({ users, authenticator, clock, personalData: personalData.keyring }),
       sessionRoutes({ sessions, authenticator }),
+      ...(personalData.eventStore
+        ? [
+            erasureRoutes({
+              erasure: createUserErasure({
+                users,
+                refreshTokens,
+                clock,
+                authenticator,
+                keyring: personalData.keyring,
+                eventStore: personalData.eventStore,
+                ...(personalData.flushDeleted ? { flushDeleted: personalData.flushDeleted } : {}),
+              }),
+              authenticator,
+            }),
+          ]
+        : []),
     ],
     paths: ['/auth', '/users', '/.well-known'],
     errorMappers: [identityErrors],

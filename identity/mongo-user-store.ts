@@ -106,6 +106,14 @@ export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
     async setPasswordHash(id, passwordHash) {
       return updated(id, { passwordHash });
     },
+    async anonymise(id, { email, name, passwordHash }) {
+      const document = await users.findOneAndUpdate(
+        { _id: id },
+        { $set: { email, name, passwordHash, disabled: true, addresses: [] } },
+        { returnDocument: 'after' },
+      );
+      return document ? toUser(document) : null;
+    },
     async addAddress(userId, address) {
       // The size guard and the push are one atomic update of the user's document.
       const result = await users.updateOne(

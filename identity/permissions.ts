@@ -57,6 +57,7 @@ export const permissions = {
   testWebhook: adminOnly,
   listWebhookDeliveries: adminOnly,
   retryWebhookDelivery: adminOnly,
+  eraseUser: adminOnly,
 } as const satisfies Record<string, Grants>;
 
 export type Operation = keyof typeof permissions;

@@ -91,6 +91,10 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
   const updateRoles = db.prepare('UPDATE users SET roles = ? WHERE id = ? RETURNING *');
   const updateDisabled = db.prepare('UPDATE users SET disabled = ? WHERE id = ? RETURNING *');
   const updatePasswordHash = db.prepare('UPDATE users SET password_hash = ? WHERE id = ? RETURNING *');
+  const anonymiseUser = db.prepare(
+    'UPDATE users SET email = ?, name = ?, password_hash = ?, disabled = 1 WHERE id = ? RETURNING *',
+  );
+  const deleteAddresses = db.prepare('DELETE FROM user_addresses WHERE user_id = ?');
   const countAddresses = db.prepare('SELECT count(*) AS n FROM user_addresses WHERE user_id = ?');
   const insertAddress = db.prepare(
     `INSERT INTO user_addresses (user_id, id, street, city, postal_code, country, created_at)
@@ -182,6 +186,13 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
     },
     async setPasswordHash(id, passwordHash) {
       const row = updatePasswordHash.get(passwordHash, id) as UserRow | undefined;
+      return row ? toUser(row) : null;
+    },
+    async anonymise(id, { email, name, passwordHash }) {
+      const row = inWriteTransaction(db, () => {
+        deleteAddresses.run(id);
+        return anonymiseUser.get(email, name, passwordHash, id) as UserRow | undefined;
+      });
       return row ? toUser(row) : null;
     },
     async addAddress(userId, stored) {

@@ -6,7 +6,8 @@ import type { Clock } from '../infrastructure/clock.ts';
 import { acceptBody } from '../infrastructure/http/accept-body.ts';
 import { ApiError, notFound, UnauthorizedError } from '../infrastructure/http/api-error.ts';
 import type { ErrorMapper } from '../infrastructure/http/problem-details.ts';
-import { sendJson } from '../infrastructure/http/representation.ts';
+import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
+import { sendRevealedJson } from '../infrastructure/personal-data/revealed.ts';
 import { parseInput } from '../infrastructure/http/validation.ts';
 import { authenticate, authorize, principalOf } from './authenticate.ts';
 import type { Authenticator } from './authenticator.ts';
@@ -36,16 +37,26 @@ const addressView = ({ id, street, city, postalCode, country }: StoredAddress) =
   country,
 });
 
+/**
+ * A stored address is the user's personal data: kept sealed under the user's data key (every field), so
+ * no store holds it in the clear, and an order copies the sealed form (domain/orders/personal-data.ts).
+ */
+const sealedAddressFields = [['street'], ['city'], ['postalCode'], ['country']] as const;
+
 /** GET /users/me, POST /users/me/addresses, DELETE /users/me/addresses/{id}. */
 export const userRoutes = ({
   users,
   authenticator,
   clock,
+  personalData,
 }: {
   users: UserStore;
   authenticator: Authenticator;
   clock: Clock;
+  /** Seals stored addresses, opens them in answers. */
+  personalData: Pick<PersonalDataKeyring, 'sealFields' | 'reveal'>;
 }): Router => {
+  const reveal = personalData.reveal;
   const router = createRouter();
   router.use('/users/me', authenticate(authenticator));
 
@@ -62,7 +73,7 @@ export const userRoutes = ({
   router.get('/users/me', authorize('getCurrentUser'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     const addresses = await users.listAddresses(user.id);
-    sendJson(request, response, {
+    await sendRevealedJson(reveal, request, response, {
       id: user.id,
       email: user.email,
       name: user.name,
@@ -73,14 +84,14 @@ export const userRoutes = ({
 
   router.get('/users/me/addresses', authorize('listAddresses'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
-    sendJson(request, response, (await users.listAddresses(user.id)).map(addressView));
+    await sendRevealedJson(reveal, request, response, (await users.listAddresses(user.id)).map(addressView));
   });
 
   router.get('/users/me/addresses/:addressId', authorize('getAddress'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     const address = await users.findAddress(user.id, request.params['addressId'] as string);
     if (!address) throw notFound('You have no address with this id.');
-    sendJson(request, response, addressView(address));
+    await sendRevealedJson(reveal, request, response, addressView(address));
   });
 
   router.post(
@@ -91,7 +102,7 @@ export const userRoutes = ({
       const address = parseInput(addressSchema, request.body);
       const user = await currentUser(principalOf(response).userId);
       const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
-      await users.addAddress(user.id, stored);
+      await users.addAddress(user.id, await personalData.sealFields(user.id, stored, sealedAddressFields));
       response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
     },
   );

@@ -64,6 +64,12 @@ export type UserStore = {
    */
   revokeAccessBefore(id: string, revoke: { at: string; until: string }): Promise<void>;
 
+  /**
+   * Erasure: replaces the e-mail, the name and the password's hash with these, disables the user and deletes
+   * its addresses, at once; returns the updated user, or null when there is none with this id.
+   */
+  anonymise(id: string, anonymous: Pick<User, 'email' | 'name' | 'passwordHash'>): Promise<User | null>;
+
   /** Throws AddressLimitError past maxAddressesPerUser; null when the user does not exist. */
   addAddress(userId: string, address: StoredAddress): Promise<StoredAddress | null>;
   listAddresses(userId: string): Promise<StoredAddress[]>;

@@ -247,4 +247,27 @@ export const authOperations: ApiOperation[] = [
       'not-found': 'The user has no address with this id.',
     },
   },
+  {
+    method: 'delete',
+    path: '/users/{userId}',
+    operationId: 'eraseUser',
+    tag: 'auth',
+    summary: 'Erase a user’s personal data',
+    description:
+      'Crypto-shredding (GDPR article 17): deletes the user’s data key, so every shipping address and ' +
+      'note of its orders reads as `"[erased]"` from then on, wherever it shows (orders, lists, past ' +
+      'revisions, histories, the audit log, exports, webhook redeliveries); anonymises the user’s record ' +
+      '(e-mail, name, password, stored addresses), disables it and ends its sessions; and appends ' +
+      '`PersonalDataErased` (who, when; nothing about the person) to the stream `user-{userId}`. Orders, ' +
+      'amounts, statuses, timestamps and the history itself stay. Idempotent: a repeat answers 204 and ' +
+      'changes nothing. Webhooks delivered before cannot be recalled. Other processes see the erasure ' +
+      'within 5 seconds (their key cache). Also `npm run admin -- user:erase --email E` (or `--id`).',
+    access: accessDescription('eraseUser'),
+    params: z.object({ userId: z.string() }),
+    responses: { 204: { description: 'Erased (now or before).' } },
+    problems: {
+      forbidden: 'Only admins erase users.',
+      'not-found': 'There is no user with this id.',
+    },
+  },
 ];

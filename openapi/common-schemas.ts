@@ -30,6 +30,28 @@ export const addressSchema = z
   })
   .meta({ id: 'Address', description: 'A postal address; country is an ISO 3166-1 alpha-2 code.' });
 
+const erasedMark = z.literal('[erased]');
+
+/**
+ * An order's copy of the address: personal data, so each field reads `"[erased]"` once its customer has
+ * been erased (DELETE /users/{id}).
+ */
+export const shippingAddressSchema = z
+  .strictObject({
+    street: z.string(),
+    city: z.string(),
+    postalCode: z.string(),
+    country: z
+      .union([z.string().regex(/^[A-Z]{2}$/), erasedMark])
+      .meta({ description: 'ISO 3166-1 alpha-2 country code; `"[erased]"` once erased.' }),
+  })
+  .meta({
+    id: 'ShippingAddress',
+    description:
+      'Where an order goes, as copied when it was placed. Personal data: every field reads `"[erased]"` ' +
+      'once the customer has been erased.',
+  });
+
 export const storedAddressSchema = addressSchema
   .extend({ id: z.uuid() })
   .meta({ id: 'StoredAddress', description: 'One of the caller’s stored addresses.' });

@@ -8,7 +8,7 @@ import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/a
 import { auditQuery } from '../query-api/audit/audit-routes.ts';
 import { listingQuery, revisionQuery } from '../query-api/orders/order-query-routes.ts';
 import {
-  addressSchema,
+  shippingAddressSchema,
   consistencyTokenHeader,
   cursorPageOf,
   moneySchema,
@@ -34,8 +34,11 @@ export const orderSchema = z
       )
       .min(1),
     total: moneySchema,
-    shippingAddress: addressSchema,
-    note: z.string().nullable(),
+    shippingAddress: shippingAddressSchema,
+    note: z
+      .string()
+      .nullable()
+      .meta({ description: 'The customer’s note; personal data: `"[erased]"` once the customer is erased.' }),
     payments: z.array(
       z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
     ),

@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  personalDataConfig,
+  personalDataEnvironment,
+  requirePersonalDataKey,
+} from '../infrastructure/config/personal-data-environment.ts';
 import { cachePurgeEnvironment, catalogEnvironment } from '../catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
@@ -20,6 +25,7 @@ export const queryApiConfigSchema = z
     ...processEnvironment(3002),
     ...httpApiEnvironment,
     ...distributedStoresEnvironment,
+    ...personalDataEnvironment,
     ...identityEnvironment,
     ...catalogEnvironment,
     ...cachePurgeEnvironment,
@@ -42,6 +48,7 @@ export const queryApiConfigSchema = z
       ),
   })
   .superRefine(checkEventLog)
+  .superRefine(requirePersonalDataKey)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
   .transform((env) => {
     const api = httpApiConfig(env);
@@ -60,6 +67,7 @@ export const queryApiConfigSchema = z
       },
       identity: identityConfig(env, api.publicBaseUrl),
       console: { commandApiUrl: env.CONSOLE_COMMAND_API_URL },
+      personalData: personalDataConfig(env),
     };
   })
   .describe(

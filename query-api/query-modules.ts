@@ -7,6 +7,7 @@ import type { Clock } from '../infrastructure/clock.ts';
 import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
+import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
@@ -39,6 +40,8 @@ export const queryModules = (deps: {
   clock: Clock;
   logger: Logger;
   metrics: Registry;
+  /** Opens sealed personal data on the way out ("[erased]" once erased). */
+  reveal: Reveal;
 }): HttpModule[] => {
   const { eventStore, authenticator, config } = deps;
   return [
@@ -48,6 +51,7 @@ export const queryModules = (deps: {
       progress: deps.orders.progress,
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
+      reveal: deps.reveal,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
     catalogQueryModule({
@@ -57,7 +61,7 @@ export const queryModules = (deps: {
       logger: deps.logger,
       metrics: deps.metrics,
     }),
-    auditModule({ eventStore, authenticator }),
+    auditModule({ eventStore, authenticator, reveal: deps.reveal }),
     subscriptionsQueryModule({
       subscriptions: deps.subscriptions.readModel,
       deliveryLog: deps.subscriptions.deliveryLog,

@@ -12,6 +12,8 @@ import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createCheckpointProgress } from '../infrastructure/event-sourcing/checkpoint-progress.ts';
+import { openKeyring } from '../infrastructure/personal-data/open-keyring.ts';
+import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-data-key-store.ts';
 import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
 import { createMongoOrderReadModel } from '../projections/orders/mongo-order-read-model.ts';
 import { createMongoWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
@@ -38,12 +40,19 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
   const eventStore = openEventLog(config.eventLog);
   const { db } = mongo;
   const catalog = await createMongoCatalogStore(db);
+  const keyring = openKeyring({
+    store: createMongoDataKeyStore(db),
+    config: config.personalData,
+    generatedKeyPath: null,
+    logger,
+  });
   const identity = createIdentityModule({
     users: await createMongoUserStore(db),
     refreshTokens: await createMongoRefreshTokenStore(db),
     signingKey: resolveSigningKey(config.identity, null),
     config: config.identity,
     clock,
+    personalData: { keyring },
   });
   const checkpoints = createMongoCheckpointStore(db);
   const progressOf = (projection: string) =>
@@ -73,6 +82,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
       ...queryModules({
         eventStore,
         authenticator: identity.authenticator,
+        reveal: keyring.reveal,
         orders: { readModel: await createMongoOrderReadModel(db), progress: ordersProgress },
         subscriptions: {
           readModel: await createMongoWebhookSubscriptionReadModel(db),

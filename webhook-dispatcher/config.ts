@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  personalDataConfig,
+  personalDataEnvironment,
+  requirePersonalDataKey,
+} from '../infrastructure/config/personal-data-environment.ts';
+import {
   checkEventLog,
   distributedStoresConfig,
   distributedStoresEnvironment,
@@ -20,6 +25,7 @@ export const dispatcherConfigSchema = z
   .object({
     ...processEnvironment(3004),
     ...distributedStoresEnvironment,
+    ...personalDataEnvironment,
     ...kafkaEnvironment,
     ...webhookEnvironment,
     KAFKA_CONSUMER_GROUP: z
@@ -55,6 +61,7 @@ export const dispatcherConfigSchema = z
     }
   })
   .superRefine(checkEventLog)
+  .superRefine(requirePersonalDataKey)
   .superRefine(
     requireExactlyOne(['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'], 'the key sealing webhook secrets'),
   )
@@ -67,6 +74,7 @@ export const dispatcherConfigSchema = z
       sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS,
     },
     webhooks: webhookConfig(env),
+    personalData: personalDataConfig(env),
     leaseMs: env.WEBHOOK_LEASE_MS,
   }))
   .describe(

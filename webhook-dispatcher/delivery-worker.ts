@@ -17,6 +17,7 @@ import type {
 import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
+import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import { signatureHeader } from '../infrastructure/outbound-http/standard-webhooks.ts';
 
 export type DeliveryWorkerDeps = {
@@ -24,6 +25,11 @@ export type DeliveryWorkerDeps = {
   log: DeliveryLog;
   subscriptions: WebhookSubscriptionReadModel;
   cipher: SecretCipher;
+  /**
+   * Opens the personal fields a delivery's body keeps sealed (in the bus and the retry state): each attempt
+   * sends what is readable then, so a redelivery after an erasure sends "[erased]".
+   */
+  reveal: Reveal;
   poster: WebhookPoster;
   retryPolicy: RetryPolicy;
   now: () => Date;
@@ -100,6 +106,7 @@ export const startDeliveryWorker = ({
   log,
   subscriptions,
   cipher,
+  reveal,
   poster,
   retryPolicy,
   now,
@@ -123,7 +130,7 @@ export const startDeliveryWorker = ({
     wakeUp?.();
   };
 
-  const signedHeaders = (subscription: LiveSubscriptionView, delivery: Delivery, at: Date) => {
+  const signedHeaders = (subscription: LiveSubscriptionView, delivery: Delivery, body: string, at: Date) => {
     const secrets = subscription.secrets
       .filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > at.getTime())
       .map((secret) => cipher.open(secret.sealed, subscription.id));
@@ -131,7 +138,7 @@ export const startDeliveryWorker = ({
     return {
       'webhook-id': delivery.eventId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, { id: delivery.eventId, timestamp, body: delivery.body }),
+      'webhook-signature': signatureHeader(secrets, { id: delivery.eventId, timestamp, body }),
     };
   };
 
@@ -177,10 +184,11 @@ export const startDeliveryWorker = ({
       await queue.settle(delivery.id, instanceId, { status: 'cancelled' });
       return;
     }
+    const body = await reveal(delivery.body);
     const response = await poster.post({
       url: subscription.url,
-      headers: signedHeaders(subscription, delivery, at),
-      body: delivery.body,
+      headers: signedHeaders(subscription, delivery, body, at),
+      body,
     });
     const judgement = judge(response, at);
     const settlement = settlementFor(judgement, delivery.attempts + 1, at);

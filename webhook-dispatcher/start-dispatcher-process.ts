@@ -19,6 +19,8 @@ import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-
 import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
 import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { createRetryPolicy } from './retry-policy.ts';
+import { openKeyring } from '../infrastructure/personal-data/open-keyring.ts';
+import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-data-key-store.ts';
 import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
 import { startWebhookDispatcher } from './start-webhook-dispatcher.ts';
 import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
@@ -68,6 +70,12 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
     queue: await createMongoDeliveryQueue(db),
     log: await createMongoDeliveryLog(db),
     cipher: createSecretCipher(resolveSecretKey(settings, null)),
+    reveal: openKeyring({
+      store: createMongoDataKeyStore(db),
+      config: config.personalData,
+      generatedKeyPath: null,
+      logger,
+    }).reveal,
     poster,
     retryPolicy: createRetryPolicy({ scheduleMs: settings.retryScheduleMs }),
     eventStore,

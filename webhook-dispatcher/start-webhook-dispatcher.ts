@@ -15,6 +15,7 @@ import { startDeliveryWorker } from './delivery-worker.ts';
 import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
+import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 
 export const dispatcherGroup = 'webhook-dispatcher';
 
@@ -26,6 +27,8 @@ export type WebhookDispatcherDeps = {
   queue: DeliveryQueue;
   log: DeliveryLog;
   cipher: SecretCipher;
+  /** Opens the sealed personal fields of a body just before it is sent. */
+  reveal: Reveal;
   poster: WebhookPoster;
   retryPolicy: RetryPolicy;
   /** Where a subscription whose receiver answered 410 Gone is disabled: its stream in the log. */
@@ -60,6 +63,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     log: deps.log,
     subscriptions: deps.subscriptions,
     cipher: deps.cipher,
+    reveal: deps.reveal,
     poster: deps.poster,
     retryPolicy: deps.retryPolicy,
     now: deps.now,

@@ -5,6 +5,8 @@ import { principalOf } from '../../identity/authenticate.ts';
 import { canonicalJson } from '../../infrastructure/canonical-json.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { ApiError, validationFailed } from '../../infrastructure/http/api-error.ts';
+import { strongEtag } from '../../infrastructure/http/representation.ts';
+import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idempotency-store.ts';
 
 export const idempotencyKeyFormat = /^[\x21-\x7e]{1,255}$/;
@@ -24,8 +26,19 @@ export const requestFingerprint = (method: string, path: string, body: unknown):
     .update(`${method} ${path}\n${canonicalJson(body)}`)
     .digest('base64url');
 
-const replay = (response: Response, stored: StoredResponse) => {
-  response.status(stored.status).set(stored.headers).set('Idempotent-Replayed', 'true').end(stored.body);
+/**
+ * The kept answer again, its sealed personal fields opened (or "[erased]" since): its ETag is made again
+ * from the bytes sent, which are the first answer's until an erasure changes them.
+ */
+const replay = async (response: Response, stored: StoredResponse, reveal: Reveal) => {
+  const body = await reveal(stored.body);
+  const headers = { ...stored.headers };
+  if (body !== stored.body) {
+    for (const name of Object.keys(headers)) {
+      if (name.toLowerCase() === 'etag') headers[name] = strongEtag(Buffer.from(body));
+    }
+  }
+  response.status(stored.status).set(headers).set('Idempotent-Replayed', 'true').end(body);
 };
 
 /** Keeps what the handler answers (status, the headers that matter, body) until the store has it. */
@@ -45,7 +58,11 @@ const captureAnswer = (response: Response, settle: (answer: StoredResponse) => P
     for (const name of rawNames) {
       if (replayedHeaders.includes(name.toLowerCase())) headers[name] = String(response.getHeader(name));
     }
-    void settle({ status: response.statusCode, headers, body }).finally(() => end(chunk, ...rest));
+    // A handler that sent personal data leaves its sealed form: that is what is kept.
+    const sealed = response.locals['sealedBody'] as string | undefined;
+    void settle({ status: response.statusCode, headers, body: sealed ?? body }).finally(() =>
+      end(chunk, ...rest),
+    );
     return response;
   }) as Response['end'];
 };
@@ -61,10 +78,13 @@ export const idempotent =
     store,
     clock,
     logger,
+    reveal,
     ttlMs = 24 * 3_600_000,
     leaseMs = 60_000,
   }: {
     store: IdempotencyStore;
+    /** Opens the sealed personal fields of a kept answer (it is kept sealed). */
+    reveal: Reveal;
     clock: Clock;
     logger: Logger;
     ttlMs?: number;
@@ -97,7 +117,7 @@ export const idempotent =
         headers: { 'Retry-After': '1' },
       });
     }
-    if (claim.outcome === 'completed') return replay(response, claim.response);
+    if (claim.outcome === 'completed') return replay(response, claim.response, reveal);
 
     captureAnswer(response, async (answer) => {
       try {

@@ -17,14 +17,15 @@ import { acceptBody } from '../../infrastructure/http/accept-body.ts';
 import { forbidden, notFound } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import {
-  jsonRepresentation,
   noneMatchHolds,
   preconditionFailed,
   preconditionsHold,
 } from '../../infrastructure/http/representation.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput, parseInputAsync } from '../../infrastructure/http/validation.ts';
-import { orderCodec } from '../../projections/orders/order-codec.ts';
+import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
+import { revealedJsonRepresentation, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
+import { orderCodec, orderEventSealer } from '../../projections/orders/order-codec.ts';
 import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
 import { orderResource } from '../../projections/orders/order-resource.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
@@ -48,6 +49,8 @@ export type OrderCommandDeps = {
    * entries go at the end of the id indexes (the log's streams, the read models) instead of on a random page.
    */
   newId: () => string;
+  /** Seals the customer's personal data in new events; opens it in answers. */
+  personalData: Pick<PersonalDataKeyring, 'sealFields' | 'reveal'>;
   logger: Logger;
 };
 
@@ -57,15 +60,27 @@ const orderIdParam = (request: Request): string => uuidParam(request, 'orderId',
 const bodyOf = <Schema extends z.ZodType>(schema: Schema, request: Request): z.infer<Schema> =>
   parseInput(schema, request.body ?? {});
 
-/** The order as sent: the same bytes, and so the same strong ETag, as the query side's. */
-const representationOf = (details: OrderDetails) =>
-  jsonRepresentation(orderResource(details), { lastModified: details.updatedAt });
+/**
+ * The order as sent (personal fields opened): the same bytes, and so the same strong ETag, as the query
+ * side's; and the sealed text it was made from.
+ */
+const representationOf = (reveal: Reveal, details: OrderDetails) =>
+  revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt });
 
-/** 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event. */
-const sendOrder = (response: Response, handled: Handled<OrderEvent, OrderState>, status: 200 | 201) => {
+/**
+ * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event. The
+ * sealed text goes in `response.locals.sealedBody`: what an idempotent request keeps instead of the bytes.
+ */
+const sendOrder = async (
+  reveal: Reveal,
+  response: Response,
+  handled: Handled<OrderEvent, OrderState>,
+  status: 200 | 201,
+) => {
   const details = detailsOf(handled.history);
   if (!details || handled.position === null) throw new Error('an order command appended no order');
-  const representation = representationOf(details);
+  const { representation, sealed } = await representationOf(reveal, details);
+  response.locals['sealedBody'] = sealed;
   if (status === 201) response.location(`/orders/${details.id}`);
   response
     .status(status)
@@ -89,10 +104,12 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     codec: orderCodec,
     decider: orderDecider,
     newId,
+    seal: orderEventSealer(deps.personalData),
   });
+  const reveal = deps.personalData.reveal;
   const router = createRouter();
   const placeOrder = placeOrderRequest(deps);
-  const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger });
+  const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger, reveal });
   const auth = authenticate(deps.authenticator);
 
   /**
@@ -101,7 +118,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
    * the request's preconditions (RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since, then
    * If-None-Match), checked before anything is decided.
    */
-  const preconditionOf = (request: Request, response: Response) => (history: readonly OrderEvent[]) => {
+  const preconditionOf = (request: Request, response: Response) => async (history: readonly OrderEvent[]) => {
     const details = detailsOf(history);
     if (details === null) throw notFound(noSuchOrder);
     if (!mayActOn(response, details.customerId)) {
@@ -109,7 +126,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
       throw forbidden('You may read this order, but not do this to it: it is not yours.');
     }
-    const current = representationOf(details);
+    const { representation: current } = await representationOf(reveal, details);
     if (!preconditionsHold(request, current)) {
       throw preconditionFailed(
         'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
@@ -133,7 +150,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       metadata: eventMetadataOf(response, at),
       precondition: preconditionOf(request, response),
     });
-    sendOrder(response, handled, 200);
+    await sendOrder(reveal, response, handled, 200);
   };
 
   router.post(
@@ -155,7 +172,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
         // The id was just chosen: the stream cannot exist (were it there after all, the append would fail).
         newStream: true,
       });
-      sendOrder(response, handled, 201);
+      await sendOrder(reveal, response, handled, 201);
     },
   );
 

@@ -34,7 +34,7 @@ export type HandleOptions<Event, State> = {
    * on the aggregate). Runs again on every retry, so a concurrent change the caller has not seen fails it
    * instead of being decided over.
    */
-  precondition?: (history: readonly Event[], state: State) => void;
+  precondition?: (history: readonly Event[], state: State) => void | Promise<void>;
   /** The stream cannot exist yet (its id was just chosen): the first attempt does not read it. */
   newStream?: boolean;
 };
@@ -59,6 +59,7 @@ export const createCommandHandler = <Command, Event extends { type: string; data
   codec,
   decider,
   newId,
+  seal = async (event) => event,
   maxAttempts = 5,
 }: {
   eventStore: EventStore;
@@ -66,6 +67,11 @@ export const createCommandHandler = <Command, Event extends { type: string; data
   decider: DecisionModel<Command, Event, State>;
   /** Ids of the appended events. */
   newId: () => string;
+  /**
+   * Seals the personal fields of each new event (infrastructure/personal-data/seal-events.ts) before the
+   * codec encodes it: the log, and everything that copies from it, holds them sealed only.
+   */
+  seal?: (event: Event) => Promise<Event>;
   maxAttempts?: number;
 }) => {
   const readHistory = async (streamId: string) => {
@@ -88,8 +94,9 @@ export const createCommandHandler = <Command, Event extends { type: string; data
         const { history, revision } =
           attempt === 1 && options.newStream ? { history: [], revision: -1 } : await readHistory(streamId);
         const state = history.reduce(decider.evolve, decider.initialState());
-        options.precondition?.(history, state);
-        const events = decider.decide(command, state);
+        await options.precondition?.(history, state);
+        const decided = decider.decide(command, state);
+        const events = decided.length === 0 ? decided : await Promise.all(decided.map(seal));
         const after = events.reduce(decider.evolve, state);
         if (events.length === 0) {
           return { history, appended: [], state: after, revision, position: null };

@@ -24,11 +24,18 @@ export const strongEtag = (body: Buffer, ...alsoCovering: string[]): string => {
 
 export const httpDate = (isoOrDate: string | Date): string => new Date(isoOrDate).toUTCString();
 
-export const jsonRepresentation = (
-  value: unknown,
-  options: { lastModified?: string | Date; cacheControl?: string; etagAlsoCovers?: string[] } = {},
-): Representation => {
-  const body = Buffer.from(JSON.stringify(value));
+type RepresentationOptions = {
+  lastModified?: string | Date;
+  cacheControl?: string;
+  etagAlsoCovers?: string[];
+};
+
+export const jsonRepresentation = (value: unknown, options: RepresentationOptions = {}): Representation =>
+  jsonTextRepresentation(JSON.stringify(value), options);
+
+/** The same from JSON text already serialized (and, for personal data, opened). */
+export const jsonTextRepresentation = (json: string, options: RepresentationOptions = {}): Representation => {
+  const body = Buffer.from(json);
   return {
     body,
     etag: strongEtag(body, ...(options.etagAlsoCovers ?? [])),

@@ -36,6 +36,10 @@ export const openDatabase = ({
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
   db.exec('PRAGMA foreign_keys = ON');
+  // What is deleted or overwritten is zeroed in its page, not left in free space: an erased data key, an
+  // anonymised e-mail or a deleted address is gone from the disk, not only from the tables. FAST: where it
+  // costs no extra write (ON also zeroes whole freed pages, which showed in POST /orders).
+  db.exec('PRAGMA secure_delete = FAST');
   db.exec(`PRAGMA wal_autocheckpoint = ${Math.trunc(walCheckpointPages)}`);
   db.exec('PRAGMA cache_size = -65536');
   return db;

@@ -5,7 +5,7 @@ import { authenticate, authorize, principalOf } from '../../identity/authenticat
 import type { Authenticator } from '../../identity/authenticator.ts';
 import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 import { validationFailed } from '../../infrastructure/http/api-error.ts';
-import { sendJson } from '../../infrastructure/http/representation.ts';
+import { sendRevealedJson, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import { eventResource } from './event-resource.ts';
 
@@ -29,13 +29,14 @@ export const auditQuery = z.strictObject({
  * GET /audit/events: the whole log in log order, for auditors and admins, in the cursor envelope. `after`
  * (exclusive) pages forward; the prev link pages back with `before` (exclusive).
  */
-export const auditRoutes = ({
-  eventStore,
-  authenticator,
-}: {
+export type AuditDeps = {
   eventStore: EventStore;
   authenticator: Authenticator;
-}) => {
+  /** Opens the personal fields the log keeps sealed ("[erased]" once erased). */
+  reveal: Reveal;
+};
+
+export const auditRoutes = ({ eventStore, authenticator, reveal }: AuditDeps) => {
   const router = createRouter();
 
   router.get(
@@ -82,7 +83,7 @@ export const auditRoutes = ({
         event === undefined ? null : `/audit/events?${bound}=${event.position.toString()}&limit=${limit}`;
       const viewer = { userId: principalOf(response).userId, seesEveryActor: true };
       response.set('Cache-Control', 'private, no-cache');
-      sendJson(request, response, {
+      await sendRevealedJson(reveal, request, response, {
         meta: { perPage: limit },
         links: {
           next: moreNewer ? link('after', events.at(-1)) : null,

@@ -7,11 +7,12 @@ import type { Authenticator } from '../../identity/authenticator.ts';
 import { scopeOf, type Operation } from '../../identity/permissions.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { forbidden, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
+import { sendRepresentation } from '../../infrastructure/http/representation.ts';
 import {
-  jsonRepresentation,
-  sendJson,
-  sendRepresentation,
-} from '../../infrastructure/http/representation.ts';
+  revealedJsonRepresentation,
+  sendRevealedJson,
+  type Reveal,
+} from '../../infrastructure/personal-data/revealed.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { OrderListQuery, OrderReadModel } from '../../projections/orders/order-read-model.ts';
@@ -42,13 +43,16 @@ export type OrderQueryDeps = {
   authenticator: Authenticator;
   /** How long a query with a Consistency-Token waits for the read models. */
   consistencyTimeoutMs: number;
+  /** Opens the personal fields the read model and the log keep sealed ("[erased]" once erased). */
+  reveal: Reveal;
 };
 
 const noSuchOrder = 'There is no order with this id.';
 
 /** The order as sent: the same bytes, and so the same strong ETag, as the command side's. */
-const representationOf = (details: OrderDetails) =>
-  jsonRepresentation(orderResource(details), { lastModified: details.updatedAt });
+const representationOf = async (reveal: Reveal, details: OrderDetails) =>
+  (await revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt }))
+    .representation;
 const orderIdParam = (request: Request) => uuidParam(request, 'orderId', noSuchOrder);
 
 /**
@@ -61,6 +65,7 @@ export const orderQueryRoutes = ({
   progress,
   authenticator,
   consistencyTimeoutMs,
+  reveal,
 }: OrderQueryDeps): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);
@@ -98,7 +103,7 @@ export const orderQueryRoutes = ({
         kind: 'page',
         offset: (page - 1) * query.perPage,
       });
-      return sendJson(request, response, {
+      return sendRevealedJson(reveal, request, response, {
         meta: { total: total ?? 0, page, perPage: query.perPage },
         data: orders.map(orderResource),
       });
@@ -128,7 +133,7 @@ export const orderQueryRoutes = ({
       return `/orders?${params.toString()}`;
     };
     const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });
-    sendJson(request, response, {
+    await sendRevealedJson(reveal, request, response, {
       meta: { perPage: query.perPage },
       links: { next, prev },
       data: orders.map(orderResource),
@@ -148,17 +153,18 @@ export const orderQueryRoutes = ({
       }
       const order = detailsOf(events.slice(0, upTo + 1));
       if (!order) throw notFound(noSuchOrder);
-      return sendRepresentation(request, response, representationOf(order));
+      return sendRepresentation(request, response, await representationOf(reveal, order));
     }
     const order = await readModel.getOrder(orderIdParam(request));
     if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
-    sendRepresentation(request, response, representationOf(order));
+    sendRepresentation(request, response, await representationOf(reveal, order));
   });
 
   router.get('/orders/:orderId/events', ...reader('getOrderEvents'), async (request, response) => {
     const { stored } = await historyFor(request, response);
     const viewer = { userId: principalOf(response).userId, seesEveryActor: ownOnly(response) === undefined };
-    sendJson(
+    await sendRevealedJson(
+      reveal,
       request,
       response,
       stored.map((event) => eventResource(event, viewer)),

@@ -38,6 +38,10 @@ describe('npm run admin -- keys:init DIR (the keys of the distributed mode)', ()
     const secret = readFileSync(secretKey(), 'utf8').trim();
     expect(secret).toMatch(/^[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(secret, 'base64')).toHaveLength(32);
+    const personalDataKey = join(dir(), 'personal-data-key');
+    expect(result.stdout).toContain(`created ${personalDataKey}`);
+    expect(mode(personalDataKey)).toBe(0o600);
+    expect(Buffer.from(readFileSync(personalDataKey, 'utf8').trim(), 'base64')).toHaveLength(32);
 
     expect(existsSync(join(root, 'no-store-here'))).toBe(false);
   });

@@ -83,6 +83,27 @@ export const userStoreContract = (adapterName: string, createStore: () => Promis
       expect(await store.setPasswordHash(randomUUID(), passwordHash)).toBeNull();
     });
 
+    it('anonymises a user: e-mail, name and password replaced, disabled, its addresses gone', async () => {
+      const user = aUser();
+      const other = aUser();
+      await store.addUser(user);
+      await store.addUser(other);
+      await store.addAddress(user.id, anAddress());
+      await store.addAddress(other.id, anAddress());
+      const anonymous = { email: `erased-${user.id}@erased.invalid`, name: '[erased]', passwordHash: '!' };
+      expect(await store.anonymise(user.id, anonymous)).toEqual({ ...user, ...anonymous, disabled: true });
+      expect(await store.findByEmail(user.email)).toBeNull();
+      expect(await store.findById(user.id)).toMatchObject({
+        ...anonymous,
+        disabled: true,
+        roles: user.roles,
+      });
+      expect(await store.listAddresses(user.id)).toEqual([]);
+      expect(await store.listAddresses(other.id)).toHaveLength(1);
+      expect(await store.anonymise(user.id, anonymous)).toMatchObject(anonymous);
+      expect(await store.anonymise(randomUUID(), anonymous)).toBeNull();
+    });
+
     it("keeps each user's addresses apart and reaches them only through their owner", async () => {
       const [ann, bob] = [aUser(), aUser()];
       await store.addUser(ann);

@@ -45,6 +45,7 @@ describe('embedded configuration', () => {
         secretKeyFile: null,
         dnsServers: null,
       },
+      personalData: { key: null, keyFile: null, previousKeyFiles: [] },
     });
   });
 

@@ -62,6 +62,8 @@ const expectations: Record<Operation, (held: Held, whose: Whose) => number> = ((
     listWebhookDeliveries: admin(200),
     // No delivery has this id: an admin is told so, anyone else is refused first.
     retryWebhookDelivery: admin(404),
+    // Erasing a user's personal data: admins only.
+    eraseUser: admin(204),
   };
 })();
 
@@ -87,6 +89,7 @@ const unowned: ReadonlySet<Operation> = new Set<Operation>([
   'testWebhook',
   'listWebhookDeliveries',
   'retryWebhookDelivery',
+  'eraseUser',
 ]);
 
 describe('the authorization matrix: every role set x every operation x own and another’s resource', () => {
@@ -262,6 +265,10 @@ describe('the authorization matrix: every role set x every operation x own and a
         listWebhookDeliveries: async () => send('GET', `/webhooks/${subscriptionId}/deliveries`),
         retryWebhookDelivery: async () =>
           send('POST', `/webhooks/${subscriptionId}/deliveries/${randomUUID()}/retry`, {}),
+        eraseUser: async () => {
+          const doomed = await orderActor(service, ['customer']);
+          return send('DELETE', `/users/${doomed.id}`);
+        },
       };
 
       const seen: string[] = [];

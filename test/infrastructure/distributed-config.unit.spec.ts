@@ -10,7 +10,11 @@ const stores = {
   MONGODB_URL: 'mongodb://db.internal:27017/',
   KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092',
 };
-const keys = { JWT_PRIVATE_KEY_FILE: '/keys/jwt.pem', WEBHOOK_SECRET_KEY_FILE: '/keys/webhook' };
+const keys = {
+  JWT_PRIVATE_KEY_FILE: '/keys/jwt.pem',
+  WEBHOOK_SECRET_KEY_FILE: '/keys/webhook',
+  PERSONAL_DATA_KEY_FILE: '/keys/personal-data',
+};
 const api = { ...stores, ...keys, PUBLIC_BASE_URL: 'https://orders.shop.example/' };
 
 const problemsOf = (parse: () => unknown): string => {
@@ -82,6 +86,12 @@ describe('distributed mode configuration', () => {
     expect(problemsOf(() => parseConfig(dispatcherConfigSchema, noSecret))).toMatch(
       /WEBHOOK_SECRET_KEY_FILE: set exactly one of/,
     );
+    const { PERSONAL_DATA_KEY_FILE: _personal, ...noPersonalDataKey } = api;
+    for (const schema of [commandApiConfigSchema, queryApiConfigSchema, dispatcherConfigSchema]) {
+      expect(problemsOf(() => parseConfig(schema, noPersonalDataKey))).toMatch(
+        /PERSONAL_DATA_KEY_FILE: set exactly one of PERSONAL_DATA_KEY_FILE and PERSONAL_DATA_KEY/,
+      );
+    }
   });
 
   it('refuses malformed store addresses without echoing their values', () => {

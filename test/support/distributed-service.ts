@@ -64,6 +64,7 @@ export const startDistributedTestService = async (
   const keys = join(dataDir, 'keys');
   loadOrCreateSigningKey(join(keys, 'jwt-signing-key.pem'));
   loadOrCreateSecretKey(join(keys, 'webhook-secret-key'));
+  loadOrCreateSecretKey(join(keys, 'personal-data-key'));
   const database = `test_${id}`;
   const eventStoreUrl = process.env['EVENTSTORE_URL'];
   reportEventLog(eventStoreUrl);
@@ -85,6 +86,7 @@ export const startDistributedTestService = async (
     KAFKA_CONSUMER_GROUP: `webhook-dispatcher-${id}`,
     JWT_PRIVATE_KEY_FILE: join(keys, 'jwt-signing-key.pem'),
     WEBHOOK_SECRET_KEY_FILE: join(keys, 'webhook-secret-key'),
+    PERSONAL_DATA_KEY_FILE: join(keys, 'personal-data-key'),
     PUBLIC_BASE_URL: 'https://orders.example',
     SEED_DEMO_USERS: 'false',
     ...env,

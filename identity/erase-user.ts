@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../infrastructure/clock.ts';
+import {
+  NO_STREAM,
+  WrongExpectedRevisionError,
+  type Actor,
+  type EventStore,
+} from '../infrastructure/event-store/event-store.ts';
+import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
+import type { Authenticator } from './authenticator.ts';
+import type { RefreshTokenStore } from './refresh-tokens.ts';
+import { createSessions } from './sessions.ts';
+import type { User, UserStore } from './users.ts';
+
+/** The stream that records a user's erasure: the fact, who and when, and nothing about the person. */
+export const userStreamName = (userId: string) => `user-${userId}`;
+export const personalDataErasedType = 'PersonalDataErased';
+
+/** What an erased user's record holds instead of its e-mail and name; no password opens it. */
+export const anonymousUser = (userId: string): Pick<User, 'email' | 'name' | 'passwordHash'> => ({
+  email: `erased-${userId}@erased.invalid`,
+  name: '[erased]',
+  passwordHash: '!erased',
+});
+
+export type ErasureOutcome = {
+  /** This call deleted the data key (false: it was gone already). */
+  keyDeleted: boolean;
+  /** This call appended the erasure's event (false: it was recorded already). */
+  recorded: boolean;
+  user: User;
+};
+
+/**
+ * Erasure of a user's personal data (crypto-shredding): its data key is deleted, so everything sealed under
+ * it (shipping addresses and notes in the log, the read models, stored answers, the webhook retry state, the
+ * bus, exports) reads as "[erased]" from then on; its record is anonymised (e-mail, name, password, stored
+ * addresses) and disabled; its sessions end; and the log records that it happened. Each step is idempotent
+ * and the key goes first: a call that fails half-way is completed by the next. Runs while the service runs.
+ */
+export const createUserErasure = ({
+  users,
+  refreshTokens,
+  keyring,
+  eventStore,
+  clock,
+  authenticator,
+  flushDeleted = async () => {},
+}: {
+  users: UserStore;
+  refreshTokens: RefreshTokenStore;
+  keyring: Pick<PersonalDataKeyring, 'erase'>;
+  /** The event log, or a function opening it on first use (the admin CLI). */
+  eventStore: EventStore | (() => Promise<EventStore>);
+  clock: Clock;
+  /** Told of the ended sessions, so that this process refuses the user's tokens at once. */
+  authenticator?: Pick<Authenticator, 'forget'>;
+  /** Drops what the store keeps of deleted rows beside its tables (SQLite's WAL), once all is done. */
+  flushDeleted?: () => Promise<void>;
+}) => {
+  const sessions = createSessions({
+    users,
+    refreshTokens,
+    clock,
+    ...(authenticator ? { authenticator } : {}),
+  });
+  const log = async () => (typeof eventStore === 'function' ? eventStore() : eventStore);
+
+  return {
+    /** Erases the user; null when there is no user with this id. */
+    async erase(
+      userId: string,
+      by: { actor: Actor | null; correlationId: string },
+    ): Promise<ErasureOutcome | null> {
+      if (!(await users.findById(userId))) return null;
+      const erasedAt = clock.now().toISOString();
+      const keyDeleted = await keyring.erase(userId, erasedAt);
+      const user = (await users.anonymise(userId, anonymousUser(userId)))!;
+      await sessions.endAll(userId);
+      let recorded = true;
+      try {
+        await (
+          await log()
+        ).appendToStream(
+          userStreamName(userId),
+          [
+            {
+              id: randomUUID(),
+              type: personalDataErasedType,
+              data: { userId, erasedAt },
+              metadata: {
+                actor: by.actor,
+                correlationId: by.correlationId,
+                causationId: null,
+                occurredAt: erasedAt,
+                schemaVersion: 1,
+              },
+            },
+          ],
+          { expectedRevision: NO_STREAM },
+        );
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        recorded = false;
+      }
+      await flushDeleted();
+      return { keyDeleted, recorded, user };
+    },
+  };
+};
+
+export type UserErasure = ReturnType<typeof createUserErasure>;

@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto';
+import { erasedValue } from '../../domain/shared/personal-data.ts';
+import type { Logger } from 'pino';
+import { createSecretCipher } from '../crypto/secret-cipher.ts';
+import type { DataKeyStore } from './data-key-store.ts';
+import { isSealed, openSealedBytes, sealField, sealedInJson, sealedPrefix } from './field-cipher.ts';
+
+/** What a sealed field whose owner's key is gone reads as. */
+export const erasedText = erasedValue;
+const erasedJson = JSON.stringify(erasedText);
+
+/** The owner was erased: nothing of it may be written again (its data would be readable). */
+export class OwnerErasedError extends Error {
+  readonly kind = 'owner-erased';
+}
+
+type CachedKey = {
+  /** null: erased, or lost (no key for sealed data). */
+  key: Buffer | null;
+  expiresAt: number;
+  /**
+   * Fields opened with this key, from their JSON form to the plaintext's, so a hot order's are decrypted
+   * (and serialized) once per period.
+   */
+  opened: Map<string, string>;
+  /**
+   * Fields sealed with this key, by plaintext: a customer's orders to one stored address seal it once per
+   * period (the same sealed bytes in each, which tells no more than the customer id beside them).
+   */
+  sealed: Map<string, string>;
+};
+
+export type PersonalDataKeyring = ReturnType<typeof createPersonalDataKeyring>;
+
+/**
+ * Seals personal fields under their owner's data key and opens them on the way out. Data keys are random
+ * 256-bit keys, sealed under the key-encryption key in the DataKeyStore. Keys (and the fields opened with
+ * them) are cached in memory, at most `cacheSize` owners for `cacheTtlMs` each: an erasure in this process
+ * takes effect at once, one in another process (the admin CLI, another service) within `cacheTtlMs`.
+ *
+ * A sealed field whose key is gone reads as "[erased]": never an error. A key missing without an erasure
+ * (a lost key) reads the same, and is logged as an error, once per cache period per owner.
+ */
+export const createPersonalDataKeyring = ({
+  store,
+  keyEncryptionKey,
+  previousKeyEncryptionKeys = [],
+  logger,
+  now = () => Date.now(),
+  cacheSize = 10_000,
+  cacheTtlMs = 5_000,
+  maxOpenedPerOwner = 256,
+}: {
+  store: DataKeyStore;
+  keyEncryptionKey: Buffer;
+  /** Keys that sealed data keys before a rotation: data keys still sealed under them open too. */
+  previousKeyEncryptionKeys?: readonly Buffer[];
+  logger: Pick<Logger, 'error'>;
+  now?: () => number;
+  cacheSize?: number;
+  cacheTtlMs?: number;
+  maxOpenedPerOwner?: number;
+}) => {
+  const kek = createSecretCipher(keyEncryptionKey);
+  const previous = previousKeyEncryptionKeys.map(createSecretCipher);
+  const cache = new Map<string, CachedKey>();
+
+  const unseal = (sealedKey: string, ownerId: string): Buffer => {
+    for (const cipher of [kek, ...previous]) {
+      try {
+        return Buffer.from(cipher.open(sealedKey, ownerId), 'base64');
+      } catch {
+        // not sealed under this one: try the next
+      }
+    }
+    throw new Error(`the data key of ${ownerId} opens under no configured key-encryption key`);
+  };
+
+  const remember = (ownerId: string, key: Buffer | null): CachedKey => {
+    cache.delete(ownerId);
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+    const entry = {
+      key,
+      expiresAt: now() + cacheTtlMs,
+      opened: new Map<string, string>(),
+      sealed: new Map<string, string>(),
+    };
+    cache.set(ownerId, entry);
+    return entry;
+  };
+
+  const cached = (ownerId: string): CachedKey | undefined => {
+    const entry = cache.get(ownerId);
+    if (entry && entry.expiresAt > now()) return entry;
+    if (entry) cache.delete(ownerId);
+    return undefined;
+  };
+
+  /** The owner's key for reading: null when erased or lost (the latter logged). */
+  const keyForReading = async (ownerId: string): Promise<CachedKey> => {
+    const hit = cached(ownerId);
+    if (hit) return hit;
+    const stored = await store.get(ownerId);
+    if (stored === null) {
+      logger.error(
+        { ownerId },
+        'personal data sealed under a data key that does not exist and was never erased: the key is lost; it reads as [erased]',
+      );
+      return remember(ownerId, null);
+    }
+    if (stored === 'erased') return remember(ownerId, null);
+    try {
+      return remember(ownerId, unseal(stored, ownerId));
+    } catch (error) {
+      logger.error({ ownerId, err: error }, 'a data key does not open: its personal data reads as [erased]');
+      return remember(ownerId, null);
+    }
+  };
+
+  /** The owner's key for writing, created on first use; throws OwnerErasedError after erasure. */
+  const keyForWriting = async (ownerId: string): Promise<CachedKey & { key: Buffer }> => {
+    const hit = cached(ownerId);
+    if (hit?.key) return hit as CachedKey & { key: Buffer };
+    let stored = await store.get(ownerId);
+    if (stored === null) {
+      const fresh = randomBytes(32);
+      stored = await store.create(
+        ownerId,
+        kek.seal(fresh.toString('base64'), ownerId),
+        new Date(now()).toISOString(),
+      );
+    }
+    if (stored === 'erased')
+      throw new OwnerErasedError(`${ownerId} was erased: its personal data is not kept`);
+    return remember(ownerId, unseal(stored, ownerId)) as CachedKey & { key: Buffer };
+  };
+
+  const sealWith = (entry: CachedKey & { key: Buffer }, ownerId: string, plaintext: string): string => {
+    const known = entry.sealed.get(plaintext);
+    if (known !== undefined) return known;
+    const token = sealField(entry.key, ownerId, plaintext);
+    if (entry.sealed.size >= maxOpenedPerOwner) entry.sealed.clear();
+    entry.sealed.set(plaintext, token);
+    if (entry.opened.size >= maxOpenedPerOwner) entry.opened.clear();
+    entry.opened.set(`"${token}"`, JSON.stringify(plaintext));
+    return token;
+  };
+
+  /** The plaintext of a sealed field as a JSON string (or "[erased]"); `token` is its JSON form. */
+  const openWith = (entry: CachedKey, ownerId: string, token: string, sealedBytes: string): string => {
+    if (entry.key === null) return erasedJson;
+    const known = entry.opened.get(token);
+    if (known !== undefined) return known;
+    let plaintext: string;
+    try {
+      plaintext = openSealedBytes(entry.key, ownerId, sealedBytes);
+    } catch {
+      logger.error(
+        { ownerId },
+        'a sealed personal field does not open with its data key: it reads as [erased]',
+      );
+      return erasedJson;
+    }
+    const json = JSON.stringify(plaintext);
+    if (entry.opened.size >= maxOpenedPerOwner) entry.opened.clear();
+    entry.opened.set(token, json);
+    return json;
+  };
+
+  const sealPath = (value: unknown, path: readonly string[], seal: (plain: string) => string): unknown => {
+    if (path.length === 0) return typeof value === 'string' && !isSealed(value) ? seal(value) : value;
+    if (value === null || typeof value !== 'object') return value;
+    const [head, ...rest] = path;
+    const record = value as Record<string, unknown>;
+    if (!Object.hasOwn(record, head!)) return value;
+    return { ...record, [head!]: sealPath(record[head!], rest, seal) };
+  };
+
+  /**
+   * JSON text with every sealed field opened: the plaintext, or "[erased]". Text without any is returned
+   * as it is, at the cost of one substring search.
+   */
+  const reveal = async (json: string): Promise<string> => {
+    if (!json.includes(sealedPrefix)) return json;
+    // One pass when every owner's key is cached (the hot path); else fetch the missing keys, then again.
+    let complete = true;
+    const opened = json.replace(sealedInJson, (token, ownerId: string, sealedBytes: string) => {
+      const entry = cached(ownerId);
+      if (entry) return openWith(entry, ownerId, token, sealedBytes);
+      complete = false;
+      return token;
+    });
+    if (complete) return opened;
+    const keys = new Map<string, CachedKey>();
+    for (const match of json.matchAll(sealedInJson)) {
+      if (!keys.has(match[1]!)) keys.set(match[1]!, await keyForReading(match[1]!));
+    }
+    return json.replace(sealedInJson, (token, ownerId: string, sealedBytes: string) =>
+      openWith(keys.get(ownerId)!, ownerId, token, sealedBytes),
+    );
+  };
+
+  return {
+    /** Seals one field under the owner's key (created on first use). */
+    async seal(ownerId: string, plaintext: string): Promise<string> {
+      return sealWith(await keyForWriting(ownerId), ownerId, plaintext);
+    },
+
+    /** A copy of `data` with the strings at `paths` sealed under the owner's key (sealed ones kept). */
+    async sealFields<T>(ownerId: string, data: T, paths: readonly (readonly string[])[]): Promise<T> {
+      const key = await keyForWriting(ownerId);
+      let sealed: unknown = data;
+      for (const path of paths) sealed = sealPath(sealed, path, (plain) => sealWith(key, ownerId, plain));
+      return sealed as T;
+    },
+
+    reveal,
+
+    /** A value with every sealed field opened (through its JSON form). */
+    async revealValue<T>(value: T): Promise<T> {
+      return JSON.parse(await reveal(JSON.stringify(value))) as T;
+    },
+
+    /** Deletes the owner's key for good; false when it was erased already. This process forgets it at once. */
+    async erase(ownerId: string, at: string): Promise<boolean> {
+      const erased = await store.erase(ownerId, at);
+      remember(ownerId, null);
+      return erased;
+    },
+
+    /** Forgets what this process cached of the owner (told of an erasure elsewhere). */
+    forget(ownerId: string): void {
+      cache.delete(ownerId);
+    },
+  };
+};
