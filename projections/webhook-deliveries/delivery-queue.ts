@@ -38,9 +38,20 @@ export type Settlement =
   | { status: 'dead' }
   | { status: 'cancelled' };
 
+/** A lease: who holds a delivery for its attempts, and until when (epoch ms). */
+export type Lease = { owner: string; leaseUntil: number };
+
+/** A (subscription, ordering key) line: its deliveries go out one at a time, in sequence order. */
+export type Line = { subscriptionId: string; orderingKey: string };
+
 export type DeliveryQueue = {
-  /** Adds deliveries; one whose id is there already is left as it is (the same event accepted twice). */
-  enqueue(deliveries: readonly NewDelivery[]): Promise<void>;
+  /**
+   * Adds deliveries; one whose id is there already is left as it is (the same event accepted twice). With
+   * `claim`, the deliveries added are held by that lease from the start, so that the instance that accepted
+   * them delivers them without another round trip to claim them. Resolves to the ids added (with `claim`:
+   * the ids now held by it); an id left out was there already, pending or settled.
+   */
+  enqueue(deliveries: readonly NewDelivery[], claim?: Lease): Promise<string[]>;
   get(id: string): Promise<Delivery | null>;
   /**
    * Pending deliveries that may be attempted now: due, not leased (or their lease ran out), and first of
@@ -55,6 +66,10 @@ export type DeliveryQueue = {
   redeliver(id: string, now: number): Promise<boolean>;
   /** The earliest time a pending delivery falls due; null when none is pending. */
   nextDueAt(): Promise<number | null>;
+  /** Ends the leases `owner` holds on these deliveries (a graceful stop, or a line handed back). */
+  release(ids: readonly string[], owner: string): Promise<void>;
+  /** The lines that have a pending delivery: what an instance taking over partitions must not overtake. */
+  pendingLines(): Promise<Line[]>;
   /** Ends every lease: for a single dispatcher starting up after a crash. */
   releaseLeases(): Promise<void>;
 };

@@ -97,10 +97,6 @@ const conditionalWrites = (collection: Collection<DeliveryDocument>, guardInFilt
       if (!(await passes(_id, condition, read))) return false;
       return (await collection.updateOne(filter(_id, condition), update)).matchedCount === 1;
     },
-    async findOneAndUpdate(_id: string, condition: Condition, update: UpdateFilter<DeliveryDocument>) {
-      if (!(await passes(_id, condition))) return null;
-      return collection.findOneAndUpdate(filter(_id, condition), update, { returnDocument: 'after' });
-    },
     async deleteOne(_id: string, condition: Condition) {
       if (await passes(_id, condition)) await collection.deleteOne(filter(_id, condition));
     },
@@ -313,23 +309,25 @@ export const createMongoDeliveryQueue = async (
   };
 
   return {
-    async enqueue(batch) {
-      if (batch.length === 0) return;
+    async enqueue(batch, claim) {
+      if (batch.length === 0) return [];
+      // Inserted with a lease, a delivery is claimed by its insert: the unique _id makes that exclusive.
       const documents = batch.map(({ id, ...delivery }) => ({
         _id: id,
         ...delivery,
         status: 'pending' as const,
         attempts: 0,
-        lease: null,
-        claims: 0,
+        lease: claim ? { owner: claim.owner, until: claim.leaseUntil } : null,
+        claims: claim ? 1 : 0,
       }));
       const pendingAlready = await insertNew(deliveries, documents);
       const added = documents.filter(({ _id }) => !pendingAlready.has(_id)).map(({ _id }) => ({ _id }));
-      if (added.length === 0) return;
+      if (added.length === 0) return [];
       // Accepted before and no longer in the main collection: settled. The copy just added goes (unless
-      // already claimed).
+      // claimed since).
       const settledAlready = await insertNew(accepted, added);
-      for (const _id of settledAlready) await inProgress.deleteOne(_id, { claims: 0 });
+      for (const _id of settledAlready) await inProgress.deleteOne(_id, { claims: claim ? 1 : 0 });
+      return added.map(({ _id }) => _id).filter((_id) => !settledAlready.has(_id));
     },
 
     async get(id) {
@@ -357,20 +355,42 @@ export const createMongoDeliveryQueue = async (
     },
 
     async settle(id, owner, settlement) {
-      const held = { 'lease.owner': owner };
+      // One command on every engine, the lease in the filter. On FerretDB that filter is a scan of the
+      // main collection, which holds only the deliveries in progress; its read-then-write is no less
+      // exclusive than a read here and a write after it.
+      const held = { _id: id, 'lease.owner': owner };
       if (settlement.status === 'pending') {
-        return inProgress.updateOne(id, held, {
-          $set: { status: 'pending', lease: null, nextAttemptAt: settlement.nextAttemptAt },
+        const update = {
+          $set: { status: 'pending' as const, lease: null, nextAttemptAt: settlement.nextAttemptAt },
           $inc: { attempts: 1 },
-        });
+        };
+        return (await deliveries.updateOne(held, update)).matchedCount === 1;
       }
-      const done = await inProgress.findOneAndUpdate(id, held, {
-        $set: { status: settlement.status, lease: null },
-        $inc: { attempts: 1 },
-      });
+      const done = await deliveries.findOneAndUpdate(
+        held,
+        { $set: { status: settlement.status, lease: null }, $inc: { attempts: 1 } },
+        { returnDocument: 'after' },
+      );
       if (!done) return false;
       toMove.set(id, done);
+      startMove();
       return true;
+    },
+
+    async release(ids, owner) {
+      if (ids.length === 0) return;
+      await deliveries.updateMany(
+        { _id: { $in: [...ids] }, 'lease.owner': owner },
+        { $set: { lease: null } },
+      );
+    },
+
+    async pendingLines() {
+      const pending = await deliveries
+        .find({ status: 'pending' }, { projection: { subscriptionId: 1, orderingKey: 1 }, batchSize: 10_000 })
+        .toArray();
+      const lines = new Map(pending.map((line) => [lineOf(line), line]));
+      return [...lines.values()].map(({ subscriptionId, orderingKey }) => ({ subscriptionId, orderingKey }));
     },
 
     async redeliver(id, now) {
