@@ -12,6 +12,7 @@ import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
 import { startDeliveryWorker } from './delivery-worker.ts';
+import { createSubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
@@ -55,10 +56,14 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     decider: subscriptionDecider,
     newId: deps.newId,
   });
+  const cache = createSubscriptionCache({
+    subscriptions: deps.subscriptions,
+    subscriptionsReached: deps.subscriptionsReached,
+  });
   const worker = startDeliveryWorker({
     queue: deps.queue,
     log: deps.log,
-    subscriptions: deps.subscriptions,
+    subscriptions: cache,
     cipher: deps.cipher,
     poster: deps.poster,
     retryPolicy: deps.retryPolicy,
@@ -80,9 +85,10 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
   });
   const accept = createEventAcceptor({
     topics: deps.topics,
-    subscriptions: deps.subscriptions,
-    subscriptionsReached: deps.subscriptionsReached,
+    subscriptions: cache,
+    enqueue: worker.enqueue,
     queue: deps.queue,
+    wake: worker.wake,
     async deadLetter({ topic, key, value }, reason) {
       const letter: DeadLetter = { reason, group, topic, key, value };
       await deps.bus.publish(deps.topics.deadLetter, [{ key, value: JSON.stringify(letter) }]);
@@ -93,10 +99,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
   const consumer = await deps.bus.consume({
     group,
     topics: [deps.topics.orderEvents, deps.topics.webhookRequests],
-    async handle(batch) {
-      await accept(batch);
-      worker.wake();
-    },
+    handle: accept,
   });
   return {
     async stop() {
