@@ -22,6 +22,11 @@ export type AcceptEventsDeps = {
   /** For an admin's redelivery; `wake` then tells the worker to look in the store. */
   queue: DeliveryQueue;
   wake: () => void;
+  /**
+   * Learns the lines another dispatcher left pending; called before the first batch of a partition and
+   * whenever a partition's offsets jump (another member of the group handled it meanwhile).
+   */
+  fence: () => Promise<void>;
   /** Puts a message no one can read on the dead-letter topic; resolves once it is durably there. */
   deadLetter: (message: ConsumedMessage, reason: string) => Promise<void>;
   now: () => number;
@@ -75,11 +80,31 @@ export const createEventAcceptor = ({
   enqueue,
   queue,
   wake,
+  fence,
   deadLetter,
   now,
   logger,
 }: AcceptEventsDeps) => {
-  return async (batch: readonly ConsumedMessage[]): Promise<void> => {
+  /** Per topic and partition: the offset this dispatcher expects next. */
+  const nextOffsets = new Map<string, bigint>();
+  const partitionOf = (message: ConsumedMessage) => `${message.topic}/${message.source!.partition}`;
+  const handedOver = (batch: readonly ConsumedMessage[]) => {
+    const seen = new Set<string>();
+    return batch.some((message) => {
+      if (!message.source) return false;
+      const where = partitionOf(message);
+      if (seen.has(where)) return false;
+      seen.add(where);
+      return nextOffsets.get(where) !== BigInt(message.source.offset);
+    });
+  };
+  const handled = (batch: readonly ConsumedMessage[]) => {
+    for (const message of batch) {
+      if (message.source) nextOffsets.set(partitionOf(message), BigInt(message.source.offset) + 1n);
+    }
+  };
+
+  const accept = async (batch: readonly ConsumedMessage[]): Promise<void> => {
     const orderEvents: PublicOrderEvent[] = [];
     const requests: DispatcherRequest[] = [];
     const unreadable: { message: ConsumedMessage; reason: string }[] = [];
@@ -157,5 +182,10 @@ export const createEventAcceptor = ({
         wake();
       }
     }
+  };
+  return async (batch: readonly ConsumedMessage[]): Promise<void> => {
+    if (handedOver(batch)) await fence();
+    await accept(batch);
+    handled(batch);
   };
 };

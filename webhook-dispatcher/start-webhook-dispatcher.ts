@@ -89,6 +89,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     enqueue: worker.enqueue,
     queue: deps.queue,
     wake: worker.wake,
+    fence: worker.fence,
     async deadLetter({ topic, key, value }, reason) {
       const letter: DeadLetter = { reason, group, topic, key, value };
       await deps.bus.publish(deps.topics.deadLetter, [{ key, value: JSON.stringify(letter) }]);
