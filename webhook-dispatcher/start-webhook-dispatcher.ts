@@ -39,6 +39,8 @@ export type WebhookDispatcherDeps = {
   instanceId?: string;
   /** How long a claimed delivery is this dispatcher's before another may take it over. */
   leaseMs?: number;
+  /** How often the worker looks in the store when nothing woke it (real ms); see DeliveryWorkerDeps. */
+  safetyPollMs?: number;
   /** The consumer group; several dispatchers in one group share the work. Default 'webhook-dispatcher'. */
   group?: string;
 };
@@ -72,6 +74,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     metrics: deps.metrics,
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
+    ...(deps.safetyPollMs === undefined ? {} : { safetyPollMs: deps.safetyPollMs }),
     async disableSubscription(subscriptionId, reason) {
       const disabledAt = deps.now().toISOString();
       const correlationId = deps.newId();

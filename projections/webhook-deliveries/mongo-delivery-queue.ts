@@ -103,10 +103,13 @@ const conditionalWrites = (collection: Collection<DeliveryDocument>, guardInFilt
   };
 };
 
-/** An instance moves the deliveries it settled out of the main collection by this many... */
-const moveEvery = 50;
-/** ...or this long after its last move, ms. */
-const moveAfterMs = 250;
+/**
+ * An instance moves the deliveries it settled out of the main collection by this many (three commands a
+ * move: a few hundredths of a command a delivery)...
+ */
+const moveEvery = 100;
+/** ...or this long after its last move, ms: the main collection, which settle scans on FerretDB, stays small. */
+const moveAfterMs = 1000;
 const finalStatuses: DeliveryStatus[] = ['delivered', 'dead', 'cancelled'];
 
 /**
