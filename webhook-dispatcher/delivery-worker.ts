@@ -175,29 +175,61 @@ export const startDeliveryWorker = ({
       : { status: 'pending', nextAttemptAt: at.getTime() + decision.retryInMs };
   };
 
+  /**
+   * Attempt logs and settlements written together, a batch at a time (group commit): the first waits for
+   * nobody, and what finishes while a batch is being written goes in the next. Two round trips a batch
+   * where it was two a delivery. Each says whether its lease still held.
+   */
+  let toWrite: {
+    attempt: DeliveryAttempt;
+    settlement: { delivery: Delivery; settlement: Settlement; now: number };
+    done: (settled: boolean) => void;
+    failed: (error: unknown) => void;
+  }[] = [];
+  let writing = false;
+  const writeBatches = async () => {
+    writing = true;
+    while (toWrite.length > 0) {
+      const batch = toWrite;
+      toWrite = [];
+      try {
+        await log.recordAll(batch.map(({ attempt }) => attempt));
+        const settled = await queue.settleAll(batch.map(({ settlement }) => settlement));
+        batch.forEach(({ done }, index) => done(settled[index]!));
+      } catch (error) {
+        for (const { failed } of batch) failed(error);
+      }
+    }
+    writing = false;
+  };
+  const recordAndSettle = (attempt: DeliveryAttempt, delivery: Delivery, settlement: Settlement) =>
+    new Promise<boolean>((done, failed) => {
+      toWrite.push({ attempt, settlement: { delivery, settlement, now: now().getTime() }, done, failed });
+      if (!writing) void writeBatches();
+    });
+
   const attemptId = createOrderedIds();
   const record = (
     delivery: Delivery,
     at: Date,
     fields: Partial<DeliveryAttempt> & Pick<DeliveryAttempt, 'outcome'>,
-  ) =>
-    log.record({
-      id: attemptId(),
-      deliveryId: delivery.id,
-      subscriptionId: delivery.subscriptionId,
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      attempt: delivery.attempts + 1,
-      attemptedAt: at.toISOString(),
-      durationMs: 0,
-      statusCode: null,
-      error: null,
-      responseBody: null,
-      responseBodyTruncated: false,
-      nextAttemptAt: null,
-      deadLettered: false,
-      ...fields,
-    });
+  ): DeliveryAttempt => ({
+    id: attemptId(),
+    deliveryId: delivery.id,
+    subscriptionId: delivery.subscriptionId,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    attempt: delivery.attempts + 1,
+    attemptedAt: at.toISOString(),
+    durationMs: 0,
+    statusCode: null,
+    error: null,
+    responseBody: null,
+    responseBodyTruncated: false,
+    nextAttemptAt: null,
+    deadLettered: false,
+    ...fields,
+  });
 
   /** One attempt: sign, post, log, settle. Says what it was settled as, and whether the lease still held. */
   const attempt = async (delivery: Delivery): Promise<{ settlement: Settlement; settled: boolean }> => {
@@ -205,9 +237,15 @@ export const startDeliveryWorker = ({
     const subscription = await subscriptions.get(delivery.subscriptionId);
     if (!subscription || subscription.status !== 'active') {
       const settlement: Settlement = { status: 'cancelled' };
-      await record(delivery, at, { outcome: 'cancelled', error: 'the subscription is inactive or removed' });
+      const cancelled = record(delivery, at, {
+        outcome: 'cancelled',
+        error: 'the subscription is inactive or removed',
+      });
       metrics.attempted('cancelled');
-      return { settlement, settled: await queue.settle(delivery.id, instanceId, settlement) };
+      return {
+        settlement,
+        settled: await recordAndSettle(cancelled, delivery, settlement),
+      };
     }
     const response = await poster.post({
       url: subscription.url,
@@ -216,7 +254,7 @@ export const startDeliveryWorker = ({
     });
     const judgement = judge(response, at);
     const settlement = settlementFor(judgement, delivery.attempts + 1, at);
-    await record(delivery, at, {
+    const logged = record(delivery, at, {
       durationMs: Math.round(response.durationMs),
       statusCode: judgement.statusCode,
       outcome: judgement.outcome,
@@ -227,8 +265,8 @@ export const startDeliveryWorker = ({
         settlement.status === 'pending' ? new Date(settlement.nextAttemptAt).toISOString() : null,
       deadLettered: settlement.status === 'dead' && judgement.outcome !== 'gone',
     });
+    const settled = await recordAndSettle(logged, delivery, settlement);
     metrics.attempted(outcomeOf(judgement, settlement));
-    const settled = await queue.settle(delivery.id, instanceId, settlement);
     if (judgement.outcome !== 'delivered') warnNotDelivered(delivery, judgement, settlement);
     if (judgement.outcome === 'gone') {
       subscriptions.disabled(subscription.id);
@@ -438,7 +476,8 @@ export const startDeliveryWorker = ({
       const claim = claims[index]!;
       return claim.status === 'fulfilled' && claim.value;
     });
-    for (const delivery of won) {
+    for (const due of won) {
+      const delivery: Delivery = { ...due, lease: { owner: instanceId, until: at + leaseMs } };
       // A line this instance is delivering from the store: what is accepted for it waits its turn there.
       leaveToStore(lineOf(delivery));
       launch(

@@ -60,8 +60,24 @@ export type DeliveryQueue = {
   due(options: { now: number; limit: number; excludeSubscriptions?: readonly string[] }): Promise<Delivery[]>;
   /** Takes a due delivery for one attempt; false when another instance holds it. */
   claim(id: string, options: { owner: string; now: number; leaseUntil: number }): Promise<boolean>;
-  /** Records the attempt's outcome and ends the lease; false when the lease was lost to another instance. */
-  settle(id: string, owner: string, settlement: Settlement): Promise<boolean>;
+  /**
+   * Records the attempt's outcome and ends the lease; false when the lease was lost to another instance.
+   * `held`: the owner's lease runs until `until` and it is `now`; while it has not run out, no other
+   * instance can have taken the delivery, and an adapter may write without checking the lease again.
+   */
+  settle(
+    id: string,
+    owner: string,
+    settlement: Settlement,
+    held?: { until: number; now: number },
+  ): Promise<boolean>;
+  /**
+   * settle for several deliveries in one write where the store allows (one round trip), each held by its
+   * owner's unexpired lease as the delivery says (`delivery.lease`); says for each whether it was settled.
+   */
+  settleAll(
+    settlements: readonly { delivery: Delivery; settlement: Settlement; now: number }[],
+  ): Promise<boolean[]>;
   /** Makes any delivery pending again, due now, with a fresh count of attempts (an admin's retry). */
   redeliver(id: string, now: number): Promise<boolean>;
   /** The earliest time a pending delivery falls due; null when none is pending. */

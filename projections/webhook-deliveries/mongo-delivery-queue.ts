@@ -7,7 +7,7 @@ import {
   type OptionalUnlessRequiredId,
   type UpdateFilter,
 } from 'mongodb';
-import type { Delivery, DeliveryQueue, DeliveryStatus } from './delivery-queue.ts';
+import type { Delivery, DeliveryQueue, DeliveryStatus, Settlement } from './delivery-queue.ts';
 
 type DeliveryDocument = Omit<Delivery, 'id'> & {
   _id: string;
@@ -284,6 +284,12 @@ export const createMongoDeliveryQueue = async (
       .map(toDelivery);
   };
 
+  /**
+   * The claim count of each delivery this instance holds a lease on, as it wrote it: what settleAll needs to
+   * build the settled document without reading it.
+   */
+  const claimsHeld = new Map<string, number>();
+
   const claimOnce = async (
     id: string,
     { owner, now, leaseUntil }: { owner: string; now: number; leaseUntil: number },
@@ -303,15 +309,17 @@ export const createMongoDeliveryQueue = async (
       await inProgress.updateOne(id, { claims: number }, { $set: { claims: number + 1 } });
       return undefined;
     }
-    return inProgress.updateOne(
+    const won = await inProgress.updateOne(
       id,
       { claims: number },
       { $set: { lease: { owner, until: leaseUntil }, claims: number + 1 } },
       delivery,
     );
+    if (won) claimsHeld.set(id, number + 1);
+    return won;
   };
 
-  return {
+  const queue: DeliveryQueue = {
     async enqueue(batch, claim) {
       if (batch.length === 0) return [];
       // Inserted with a lease, a delivery is claimed by its insert: the unique _id makes that exclusive.
@@ -330,7 +338,9 @@ export const createMongoDeliveryQueue = async (
       // claimed since).
       const settledAlready = await insertNew(accepted, added);
       for (const _id of settledAlready) await inProgress.deleteOne(_id, { claims: claim ? 1 : 0 });
-      return added.map(({ _id }) => _id).filter((_id) => !settledAlready.has(_id));
+      const taken = added.map(({ _id }) => _id).filter((_id) => !settledAlready.has(_id));
+      if (claim) for (const _id of taken) claimsHeld.set(_id, 1);
+      return taken;
     },
 
     async get(id) {
@@ -357,30 +367,103 @@ export const createMongoDeliveryQueue = async (
       }
     },
 
-    async settle(id, owner, settlement) {
-      // One command on every engine, the lease in the filter. On FerretDB that filter is a scan of the
-      // main collection, which holds only the deliveries in progress; its read-then-write is no less
-      // exclusive than a read here and a write after it.
-      const held = { _id: id, 'lease.owner': owner };
+    async settle(id, owner, settlement, held) {
+      // One command. On MongoDB the lease is in the filter, served by _id. On FerretDB any filter but
+      // `{_id}` decodes the whole main collection (every pending delivery, a backlog included): by _id alone
+      // while the caller's lease has a second left (no one else can have claimed it), else read and check.
+      const leaseHeld = held !== undefined && held.until - held.now > 1000;
+      const condition = { 'lease.owner': owner };
+      const write = async (update: UpdateFilter<DeliveryDocument>) => {
+        if (guardInFilter) {
+          return deliveries.findOneAndUpdate({ _id: id, ...condition }, update, { returnDocument: 'after' });
+        }
+        if (!leaseHeld) {
+          const current = await deliveries.findOne({ _id: id });
+          if (current === null || !holds(current, condition)) return null;
+        }
+        return deliveries.findOneAndUpdate({ _id: id }, update, { returnDocument: 'after' });
+      };
       if (settlement.status === 'pending') {
-        const update = {
-          $set: { status: 'pending' as const, lease: null, nextAttemptAt: settlement.nextAttemptAt },
-          $inc: { attempts: 1 },
-        };
-        return (await deliveries.updateOne(held, update)).matchedCount === 1;
+        return (
+          (await write({
+            $set: { status: 'pending', lease: null, nextAttemptAt: settlement.nextAttemptAt },
+            $inc: { attempts: 1 },
+          })) !== null
+        );
       }
-      const done = await deliveries.findOneAndUpdate(
-        held,
-        { $set: { status: settlement.status, lease: null }, $inc: { attempts: 1 } },
-        { returnDocument: 'after' },
-      );
+      const done = await write({ $set: { status: settlement.status, lease: null }, $inc: { attempts: 1 } });
+      claimsHeld.delete(id);
       if (!done) return false;
       toMove.set(id, done);
       startMove();
       return true;
     },
 
+    async settleAll(items) {
+      const update = (settlement: Settlement): UpdateFilter<DeliveryDocument> => ({
+        $set:
+          settlement.status === 'pending'
+            ? { status: 'pending', lease: null, nextAttemptAt: settlement.nextAttemptAt }
+            : { status: settlement.status, lease: null },
+        $inc: { attempts: 1 },
+      });
+      // One bulk write for those whose lease is known to hold and whose claim count this instance wrote;
+      // the others one by one.
+      const bulk = items.filter(
+        ({ delivery, now }) =>
+          delivery.lease !== null && delivery.lease.until - now > 1000 && claimsHeld.has(delivery.id),
+      );
+      const results = new Map<string, boolean>();
+      if (bulk.length > 0) {
+        const filter = ({ id, lease }: Delivery): Filter<DeliveryDocument> =>
+          guardInFilter ? { _id: id, 'lease.owner': lease!.owner } : { _id: id };
+        const result = await deliveries.bulkWrite(
+          bulk.map(({ delivery, settlement }) => ({
+            updateOne: { filter: filter(delivery), update: update(settlement) },
+          })),
+          { ordered: false },
+        );
+        // All matched but on MongoDB when a lease was lost meanwhile: then each is read back.
+        const lost =
+          result.matchedCount === bulk.length
+            ? new Set<string>()
+            : new Set(
+                (
+                  await deliveries
+                    .find({ _id: { $in: bulk.map(({ delivery }) => delivery.id) }, lease: { $ne: null } })
+                    .project<{ _id: string }>({ _id: 1 })
+                    .toArray()
+                ).map(({ _id }) => _id),
+              );
+        for (const { delivery, settlement } of bulk) {
+          const settledNow = !lost.has(delivery.id);
+          results.set(delivery.id, settledNow);
+          const claimsCount = claimsHeld.get(delivery.id)!;
+          if (!settledNow || settlement.status === 'pending') continue;
+          claimsHeld.delete(delivery.id);
+          const { id: _id, ...rest } = delivery;
+          toMove.set(_id, {
+            _id,
+            ...rest,
+            status: settlement.status,
+            attempts: delivery.attempts + 1,
+            lease: null,
+            claims: claimsCount,
+          });
+        }
+        startMove();
+      }
+      for (const { delivery, settlement, now } of items) {
+        if (results.has(delivery.id)) continue;
+        const held = delivery.lease === null ? undefined : { until: delivery.lease.until, now };
+        const owner = delivery.lease?.owner ?? '';
+        results.set(delivery.id, await queue.settle(delivery.id, owner, settlement, held));
+      }
+      return items.map(({ delivery }) => results.get(delivery.id)!);
+    },
+
     async release(ids, owner) {
+      for (const id of ids) claimsHeld.delete(id);
       if (ids.length === 0) return;
       await deliveries.updateMany(
         { _id: { $in: [...ids] }, 'lease.owner': owner },
@@ -424,4 +507,5 @@ export const createMongoDeliveryQueue = async (
       await deliveries.updateMany({ lease: { $ne: null } }, { $set: { lease: null } });
     },
   };
+  return queue;
 };

@@ -137,6 +137,17 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
       const nextAttemptAt = settlement.status === 'pending' ? settlement.nextAttemptAt : null;
       return settle.run(settlement.status, nextAttemptAt, id, owner).changes === 1;
     },
+    async settleAll(settlements) {
+      return inWriteTransaction(db, () =>
+        settlements.map(({ delivery, settlement }) => {
+          const nextAttemptAt = settlement.status === 'pending' ? settlement.nextAttemptAt : null;
+          return (
+            delivery.lease !== null &&
+            settle.run(settlement.status, nextAttemptAt, delivery.id, delivery.lease.owner).changes === 1
+          );
+        }),
+      );
+    },
     async redeliver(id, now) {
       return redeliver.run(now, id).changes === 1;
     },

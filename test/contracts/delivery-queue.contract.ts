@@ -237,6 +237,45 @@ export const deliveryQueueContract = (adapterName: string, createQueue: () => Pr
       );
     });
 
+    it('settles several at once, and not one whose lease was lost', async () => {
+      const [first, second, lost] = [
+        aDelivery(randomUUID()),
+        aDelivery(randomUUID()),
+        aDelivery(randomUUID()),
+      ];
+      const lease = { owner: 'a', leaseUntil: t0 + 30_000 };
+      await queue.enqueue([first, second], lease);
+      await queue.enqueue([lost]);
+      await queue.claim(lost.id, { owner: 'a', now: t0, leaseUntil: t0 + 1000 });
+      await queue.claim(lost.id, { owner: 'b', now: t0 + 1000, leaseUntil: t0 + 30_000 });
+      const held = (delivery: NewDelivery, until: number) => ({
+        ...delivery,
+        status: 'pending' as const,
+        attempts: 0,
+        lease: { owner: 'a', until },
+      });
+      expect(
+        await queue.settleAll([
+          { delivery: held(first, t0 + 30_000), settlement: { status: 'delivered' }, now: t0 + 10 },
+          {
+            delivery: held(second, t0 + 30_000),
+            settlement: { status: 'pending', nextAttemptAt: t0 + 5000 },
+            now: t0 + 10,
+          },
+          { delivery: held(lost, t0 + 1000), settlement: { status: 'delivered' }, now: t0 + 1500 },
+        ]),
+      ).toEqual([true, true, false]);
+      expect(await queue.get(first.id)).toMatchObject({ status: 'delivered', attempts: 1, lease: null });
+      expect(await queue.get(second.id)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: t0 + 5000,
+        lease: null,
+      });
+      expect(await queue.get(lost.id)).toMatchObject({ status: 'pending', lease: { owner: 'b' } });
+      expect(await queue.settleAll([])).toEqual([]);
+    });
+
     it('ends every lease on request', async () => {
       const delivery = aDelivery(randomUUID());
       await queue.enqueue([delivery]);
