@@ -127,7 +127,19 @@ export const startDeliveryWorker = ({
   retryCheckMs = 1000,
 }: DeliveryWorkerDeps) => {
   const inFlight = new Map<string, Promise<void>>();
+  /**
+   * Requests under way, in all and per subscription: what the limits count. A delivery leaves them once its
+   * receiver answered; its line stays busy until it is settled, which is written in batches meanwhile.
+   */
+  const posting = new Set<string>();
   const perSubscription = new Map<string, number>();
+  const answered = (delivery: Delivery) => {
+    if (!posting.delete(delivery.id)) return;
+    const count = (perSubscription.get(delivery.subscriptionId) ?? 1) - 1;
+    if (count === 0) perSubscription.delete(delivery.subscriptionId);
+    else perSubscription.set(delivery.subscriptionId, count);
+    pump();
+  };
   /** The lines this instance holds from acceptance, each in order: delivered without reading the store. */
   const held = new Map<string, Delivery[]>();
   /** Lines with an attempt under way, on either path. */
@@ -252,6 +264,7 @@ export const startDeliveryWorker = ({
       headers: signedHeaders(subscription, delivery, at),
       body: delivery.body,
     });
+    answered(delivery);
     const judgement = judge(response, at);
     const settlement = settlementFor(judgement, delivery.attempts + 1, at);
     const logged = record(delivery, at, {
@@ -308,6 +321,7 @@ export const startDeliveryWorker = ({
   const launch = (delivery: Delivery, run: () => Promise<void>, after: () => void) => {
     const line = lineOf(delivery);
     active.add(line);
+    posting.add(delivery.id);
     perSubscription.set(delivery.subscriptionId, (perSubscription.get(delivery.subscriptionId) ?? 0) + 1);
     const running = run()
       .catch((error: unknown) => {
@@ -317,9 +331,7 @@ export const startDeliveryWorker = ({
       .finally(() => {
         inFlight.delete(delivery.id);
         active.delete(line);
-        const count = (perSubscription.get(delivery.subscriptionId) ?? 1) - 1;
-        if (count === 0) perSubscription.delete(delivery.subscriptionId);
-        else perSubscription.set(delivery.subscriptionId, count);
+        answered(delivery);
         after();
         pump();
       });
@@ -357,7 +369,7 @@ export const startDeliveryWorker = ({
   /** Starts the heads of held lines, as far as the limits allow. */
   const pump = () => {
     for (const [line, deliveries] of held) {
-      if (stopped || inFlight.size >= maxInFlight) return;
+      if (stopped || posting.size >= maxInFlight) return;
       if (active.has(line)) continue;
       const head = deliveries[0];
       if (!head) {
@@ -442,7 +454,7 @@ export const startDeliveryWorker = ({
 
   /** Starts what the store says is due and fits; says whether anything started. */
   const fill = async (): Promise<boolean> => {
-    const free = maxInFlight - inFlight.size;
+    const free = maxInFlight - posting.size;
     if (free <= 0) return false;
     const at = now().getTime();
     const saturated = [...perSubscription]
@@ -455,7 +467,7 @@ export const startDeliveryWorker = ({
     const chosenPerSubscription = new Map<string, number>();
     for (const delivery of due) {
       const line = lineOf(delivery);
-      if (stopped || inFlight.size + chosen.length >= maxInFlight || inFlight.has(delivery.id)) continue;
+      if (stopped || posting.size + chosen.length >= maxInFlight || inFlight.has(delivery.id)) continue;
       if (held.has(line) || active.has(line)) continue;
       const taken =
         (perSubscription.get(delivery.subscriptionId) ?? 0) +
