@@ -50,6 +50,9 @@ export type DeliveryWorkerDeps = {
   retryCheckMs?: number;
 };
 
+/** Attempts whose log and settlement go in one write at most. */
+const maxWriteBatch = 25;
+
 const goneReason = 'The receiver answered 410 Gone.';
 const maxStoredBody = 65_536;
 
@@ -192,7 +195,7 @@ export const startDeliveryWorker = ({
    * nobody, and what finishes while a batch is being written goes in the next. Two round trips a batch
    * where it was two a delivery. Each says whether its lease still held.
    */
-  let toWrite: {
+  const toWrite: {
     attempt: DeliveryAttempt;
     settlement: { delivery: Delivery; settlement: Settlement; now: number };
     done: (settled: boolean) => void;
@@ -202,8 +205,9 @@ export const startDeliveryWorker = ({
   const writeBatches = async () => {
     writing = true;
     while (toWrite.length > 0) {
-      const batch = toWrite;
-      toWrite = [];
+      // Bounded: FerretDB 1.24 (SQLite) was seen never to answer a bulk update of 108 statements, and to
+      // hold its write lock meanwhile.
+      const batch = toWrite.splice(0, maxWriteBatch);
       try {
         await log.recordAll(batch.map(({ attempt }) => attempt));
         const settled = await queue.settleAll(batch.map(({ settlement }) => settlement));
