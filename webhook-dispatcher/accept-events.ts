@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
 import type { ConsumedMessage } from '../infrastructure/bus/event-bus.ts';
 import type { DispatcherRequest, PublicOrderEvent, Topics } from '../projections/relay/public-events.ts';
-import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
 import {
   deliveryIdFor,
   type DeliveryQueue,
   type NewDelivery,
 } from '../projections/webhook-deliveries/delivery-queue.ts';
+import type { SubscriptionCache } from './subscription-cache.ts';
 
 /** The webhook request body (decisions.md): `{type, timestamp, data}`. */
 export const webhookBody = (type: string, timestamp: string, data: unknown): string =>
@@ -16,10 +16,17 @@ export const webhookBody = (type: string, timestamp: string, data: unknown): str
 
 export type AcceptEventsDeps = {
   topics: Topics;
-  subscriptions: WebhookSubscriptionReadModel;
-  /** Resolves once the subscription read model has applied the log up to this position. */
-  subscriptionsReached: (position: bigint) => Promise<void>;
+  subscriptions: SubscriptionCache;
+  /** Makes the deliveries durable (and, where it can, this instance's to deliver); resolves once they are. */
+  enqueue: (deliveries: readonly NewDelivery[]) => Promise<void>;
+  /** For an admin's redelivery; `wake` then tells the worker to look in the store. */
   queue: DeliveryQueue;
+  wake: () => void;
+  /**
+   * Learns the lines another dispatcher left pending; called before the first batch of a partition and
+   * whenever a partition's offsets jump (another member of the group handled it meanwhile).
+   */
+  fence: () => Promise<void>;
   /** Puts a message no one can read on the dead-letter topic; resolves once it is durably there. */
   deadLetter: (message: ConsumedMessage, reason: string) => Promise<void>;
   now: () => number;
@@ -34,6 +41,8 @@ const publicOrderEvent = z.object({
   orderId: z.string().min(1),
   revision: z.number().int().min(0),
   position,
+  /** Absent from the messages of an earlier relay: then the event's own position stands for it. */
+  subscriptionsChangedAt: position.optional(),
   data: z.unknown(),
 });
 const dispatcherRequest = z.object({
@@ -61,19 +70,41 @@ const readMessage = <T>(schema: z.ZodType<T>, value: string): { value: T } | { r
 /**
  * Turns a batch from the bus into durable deliveries, one per matching subscription, before the bus may
  * move on: once this resolves, the retry state holds them. An event is matched against the subscriptions
- * as they were when it happened (the read model is first brought up to its position), so a subscription
- * registered just before an order sees that order.
+ * as they were when it happened (the copy of them is first brought up to the last subscription change
+ * before it), so a subscription registered just before an order sees that order; while no subscription
+ * changes, that reads nothing.
  */
 export const createEventAcceptor = ({
   topics,
   subscriptions,
-  subscriptionsReached,
+  enqueue,
   queue,
+  wake,
+  fence,
   deadLetter,
   now,
   logger,
 }: AcceptEventsDeps) => {
-  return async (batch: readonly ConsumedMessage[]): Promise<void> => {
+  /** Per topic and partition: the offset this dispatcher expects next. */
+  const nextOffsets = new Map<string, bigint>();
+  const partitionOf = (message: ConsumedMessage) => `${message.topic}/${message.source!.partition}`;
+  const handedOver = (batch: readonly ConsumedMessage[]) => {
+    const seen = new Set<string>();
+    return batch.some((message) => {
+      if (!message.source) return false;
+      const where = partitionOf(message);
+      if (seen.has(where)) return false;
+      seen.add(where);
+      return nextOffsets.get(where) !== BigInt(message.source.offset);
+    });
+  };
+  const handled = (batch: readonly ConsumedMessage[]) => {
+    for (const message of batch) {
+      if (message.source) nextOffsets.set(partitionOf(message), BigInt(message.source.offset) + 1n);
+    }
+  };
+
+  const accept = async (batch: readonly ConsumedMessage[]): Promise<void> => {
     const orderEvents: PublicOrderEvent[] = [];
     const requests: DispatcherRequest[] = [];
     const unreadable: { message: ConsumedMessage; reason: string }[] = [];
@@ -96,18 +127,23 @@ export const createEventAcceptor = ({
       );
       await deadLetter(message, reason);
     }
-    const latest = [...orderEvents, ...requests].reduce<bigint | null>((max, item) => {
-      const position = BigInt(item.position);
+    // What the copy of the subscriptions must reflect: for an order event, the last subscription change
+    // before it; for an admin's request, the request itself (it names its subscription).
+    const needed = [
+      ...orderEvents.map((event) => event.subscriptionsChangedAt ?? event.position),
+      ...requests.map((request) => request.position),
+    ].reduce<bigint | null>((max, item) => {
+      const position = BigInt(item);
       return max === null || position > max ? position : max;
     }, null);
-    if (latest === null) return;
-    await subscriptionsReached(latest);
+    if (needed === null) return;
+    await subscriptions.reach(needed);
 
     const at = now();
     const deliveries: NewDelivery[] = [];
     for (const event of orderEvents) {
       const body = webhookBody(event.type, event.occurredAt, event.data);
-      for (const subscription of await subscriptions.subscribedTo(event.type)) {
+      for (const subscription of subscriptions.subscribedTo(event.type)) {
         // A relay catching up may bring events from before a subscription existed: they are not its own.
         if (BigInt(subscription.registeredPosition) >= BigInt(event.position)) continue;
         deliveries.push({
@@ -139,11 +175,17 @@ export const createEventAcceptor = ({
         createdAt: at,
       });
     }
-    await queue.enqueue(deliveries);
+    if (deliveries.length > 0) await enqueue(deliveries);
     for (const request of requests) {
       if (request.type === 'webhook.redelivery' && request.deliveryId !== null) {
         await queue.redeliver(request.deliveryId, at);
+        wake();
       }
     }
+  };
+  return async (batch: readonly ConsumedMessage[]): Promise<void> => {
+    if (handedOver(batch)) await fence();
+    await accept(batch);
+    handled(batch);
   };
 };

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
-import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
 import type { LiveSubscriptionView } from '../projections/webhook-subscriptions/subscription-view.ts';
 import type {
   AttemptOutcome,
@@ -12,8 +11,10 @@ import type { DeliveryMetrics, DeliveryOutcome } from './delivery-metrics.ts';
 import type {
   Delivery,
   DeliveryQueue,
+  NewDelivery,
   Settlement,
 } from '../projections/webhook-deliveries/delivery-queue.ts';
+import type { SubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
@@ -23,7 +24,7 @@ import { signatureHeader } from '../infrastructure/outbound-http/standard-webhoo
 export type DeliveryWorkerDeps = {
   queue: DeliveryQueue;
   log: DeliveryLog;
-  subscriptions: WebhookSubscriptionReadModel;
+  subscriptions: SubscriptionCache;
   cipher: SecretCipher;
   /**
    * Opens the personal fields a delivery's body keeps sealed (in the bus and the retry state): each attempt
@@ -46,9 +47,17 @@ export type DeliveryWorkerDeps = {
   maxInFlightPerSubscription?: number;
   /** How long a claimed delivery stays with this instance; longer than an attempt can take. */
   leaseMs?: number;
-  /** How often to look for due deliveries when nothing wakes the worker (other instances, retries). */
-  pollIntervalMs?: number;
+  /**
+   * How often to look in the store when nothing woke the worker: for what another instance left behind
+   * (its leases ran out) and for changed subscriptions. Real time, ms.
+   */
+  safetyPollMs?: number;
+  /** While retries are waiting, how often the clock is compared with their time (no store read). Real ms. */
+  retryCheckMs?: number;
 };
+
+/** Attempts whose log and settlement go in one write at most. */
+const maxWriteBatch = 25;
 
 const goneReason = 'The receiver answered 410 Gone.';
 const maxStoredBody = 65_536;
@@ -97,9 +106,16 @@ const judge = (response: WebhookResponse, now: Date): Judgement => {
 };
 
 /**
- * Delivers what the retry state holds: due deliveries, each line (a subscription's events of one order)
- * one at a time in order, many lines and subscriptions at once. Every attempt is signed with the
- * subscription's live secrets, logged, and settled: delivered, retried later, dead-lettered or cancelled.
+ * Delivers what the retry state holds, each line (a subscription's events of one order) one at a time in
+ * order, many lines and subscriptions at once. Every attempt is signed with the subscription's live
+ * secrets, logged, and settled: delivered, retried later, dead-lettered or cancelled.
+ *
+ * Two paths. What this instance accepted from the bus it holds from the insert on (`enqueue`), in memory, in
+ * the bus's order, which is the order of each order's events: an attempt then costs the attempt log and the
+ * settlement, and no read. Everything else (retries, what another instance left when it died, lines whose
+ * order the store decides) goes through the store: `due`, then a claim. The store is looked at when
+ * something wakes the worker, when a retry it knows of falls due, and at a slow safety poll; never on a
+ * timer while nothing is due.
  */
 export const startDeliveryWorker = ({
   queue,
@@ -117,13 +133,43 @@ export const startDeliveryWorker = ({
   maxInFlight = 64,
   maxInFlightPerSubscription = 4,
   leaseMs = 60_000,
-  pollIntervalMs = 1000,
+  safetyPollMs = 5000,
+  retryCheckMs = 1000,
 }: DeliveryWorkerDeps) => {
   const inFlight = new Map<string, Promise<void>>();
+  /**
+   * Requests under way, in all and per subscription: what the limits count. A delivery leaves them once its
+   * receiver answered; its line stays busy until it is settled, which is written in batches meanwhile.
+   */
+  const posting = new Set<string>();
   const perSubscription = new Map<string, number>();
+  const answered = (delivery: Delivery) => {
+    if (!posting.delete(delivery.id)) return;
+    const count = (perSubscription.get(delivery.subscriptionId) ?? 1) - 1;
+    if (count === 0) perSubscription.delete(delivery.subscriptionId);
+    else perSubscription.set(delivery.subscriptionId, count);
+    pump();
+  };
+  /** The lines this instance holds from acceptance, each in order: delivered without reading the store. */
+  const held = new Map<string, Delivery[]>();
+  /** Lines with an attempt under way, on either path. */
+  const active = new Set<string>();
+  /**
+   * Lines whose order only the store knows (a retry, another instance's leftovers, an event accepted twice):
+   * what is accepted for them is stored unclaimed and goes out through `due`. The value stamps the last
+   * acceptance, so that the safety poll frees only lines it saw empty after that.
+   */
+  const storeOrdered = new Map<string, number>();
+  let stamp = 0;
+  /** The times of retries this instance settled: the store is read when the clock reaches one. */
+  const retryTimes: number[] = [];
   let stopped = false;
   let wakeUp: (() => void) | null = null;
-  let woken = false;
+  let woken = true;
+
+  const lineOf = ({ subscriptionId, orderingKey }: { subscriptionId: string; orderingKey: string }) =>
+    `${subscriptionId}\n${orderingKey}`;
+  const leaveToStore = (line: string) => storeOrdered.set(line, ++stamp);
 
   const wake = () => {
     woken = true;
@@ -151,38 +197,78 @@ export const startDeliveryWorker = ({
       : { status: 'pending', nextAttemptAt: at.getTime() + decision.retryInMs };
   };
 
+  /**
+   * Attempt logs and settlements written together, a batch at a time (group commit): the first waits for
+   * nobody, and what finishes while a batch is being written goes in the next. Two round trips a batch
+   * where it was two a delivery. Each says whether its lease still held.
+   */
+  const toWrite: {
+    attempt: DeliveryAttempt;
+    settlement: { delivery: Delivery; settlement: Settlement; now: number };
+    done: (settled: boolean) => void;
+    failed: (error: unknown) => void;
+  }[] = [];
+  let writing = false;
+  const writeBatches = async () => {
+    writing = true;
+    while (toWrite.length > 0) {
+      // Bounded: FerretDB 1.24 (SQLite) was seen never to answer a bulk update of 108 statements, and to
+      // hold its write lock meanwhile.
+      const batch = toWrite.splice(0, maxWriteBatch);
+      try {
+        await log.recordAll(batch.map(({ attempt }) => attempt));
+        const settled = await queue.settleAll(batch.map(({ settlement }) => settlement));
+        batch.forEach(({ done }, index) => done(settled[index]!));
+      } catch (error) {
+        for (const { failed } of batch) failed(error);
+      }
+    }
+    writing = false;
+  };
+  const recordAndSettle = (attempt: DeliveryAttempt, delivery: Delivery, settlement: Settlement) =>
+    new Promise<boolean>((done, failed) => {
+      toWrite.push({ attempt, settlement: { delivery, settlement, now: now().getTime() }, done, failed });
+      if (!writing) void writeBatches();
+    });
+
   const attemptId = createOrderedIds();
   const record = (
     delivery: Delivery,
     at: Date,
     fields: Partial<DeliveryAttempt> & Pick<DeliveryAttempt, 'outcome'>,
-  ) =>
-    log.record({
-      id: attemptId(),
-      deliveryId: delivery.id,
-      subscriptionId: delivery.subscriptionId,
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      attempt: delivery.attempts + 1,
-      attemptedAt: at.toISOString(),
-      durationMs: 0,
-      statusCode: null,
-      error: null,
-      responseBody: null,
-      responseBodyTruncated: false,
-      nextAttemptAt: null,
-      deadLettered: false,
-      ...fields,
-    });
+  ): DeliveryAttempt => ({
+    id: attemptId(),
+    deliveryId: delivery.id,
+    subscriptionId: delivery.subscriptionId,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    attempt: delivery.attempts + 1,
+    attemptedAt: at.toISOString(),
+    durationMs: 0,
+    statusCode: null,
+    error: null,
+    responseBody: null,
+    responseBodyTruncated: false,
+    nextAttemptAt: null,
+    deadLettered: false,
+    ...fields,
+  });
 
-  const attempt = async (delivery: Delivery) => {
+  /** One attempt: sign, post, log, settle. Says what it was settled as, and whether the lease still held. */
+  const attempt = async (delivery: Delivery): Promise<{ settlement: Settlement; settled: boolean }> => {
     const at = now();
     const subscription = await subscriptions.get(delivery.subscriptionId);
     if (!subscription || subscription.status !== 'active') {
-      await record(delivery, at, { outcome: 'cancelled', error: 'the subscription is inactive or removed' });
+      const settlement: Settlement = { status: 'cancelled' };
+      const cancelled = record(delivery, at, {
+        outcome: 'cancelled',
+        error: 'the subscription is inactive or removed',
+      });
       metrics.attempted('cancelled');
-      await queue.settle(delivery.id, instanceId, { status: 'cancelled' });
-      return;
+      return {
+        settlement,
+        settled: await recordAndSettle(cancelled, delivery, settlement),
+      };
     }
     const body = await reveal(delivery.body);
     const response = await poster.post({
@@ -190,9 +276,10 @@ export const startDeliveryWorker = ({
       headers: signedHeaders(subscription, delivery, body, at),
       body,
     });
+    answered(delivery);
     const judgement = judge(response, at);
     const settlement = settlementFor(judgement, delivery.attempts + 1, at);
-    await record(delivery, at, {
+    const logged = record(delivery, at, {
       durationMs: Math.round(response.durationMs),
       statusCode: judgement.statusCode,
       outcome: judgement.outcome,
@@ -203,10 +290,14 @@ export const startDeliveryWorker = ({
         settlement.status === 'pending' ? new Date(settlement.nextAttemptAt).toISOString() : null,
       deadLettered: settlement.status === 'dead' && judgement.outcome !== 'gone',
     });
+    const settled = await recordAndSettle(logged, delivery, settlement);
     metrics.attempted(outcomeOf(judgement, settlement));
-    await queue.settle(delivery.id, instanceId, settlement);
     if (judgement.outcome !== 'delivered') warnNotDelivered(delivery, judgement, settlement);
-    if (judgement.outcome === 'gone') await disableSubscription(subscription.id, goneReason);
+    if (judgement.outcome === 'gone') {
+      subscriptions.disabled(subscription.id);
+      await disableSubscription(subscription.id, goneReason);
+    }
+    return { settlement, settled };
   };
 
   /**
@@ -239,26 +330,143 @@ export const startDeliveryWorker = ({
     );
   };
 
-  const launch = (delivery: Delivery) => {
+  const launch = (delivery: Delivery, run: () => Promise<void>, after: () => void) => {
+    const line = lineOf(delivery);
+    active.add(line);
+    posting.add(delivery.id);
     perSubscription.set(delivery.subscriptionId, (perSubscription.get(delivery.subscriptionId) ?? 0) + 1);
-    const running = attempt(delivery)
+    const running = run()
       .catch((error: unknown) => {
         // The lease runs out and the delivery comes up again: nothing is lost.
         logger.error({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed to complete');
       })
       .finally(() => {
         inFlight.delete(delivery.id);
-        const count = (perSubscription.get(delivery.subscriptionId) ?? 1) - 1;
-        if (count === 0) perSubscription.delete(delivery.subscriptionId);
-        else perSubscription.set(delivery.subscriptionId, count);
-        wake();
+        active.delete(line);
+        answered(delivery);
+        after();
+        pump();
       });
     inFlight.set(delivery.id, running);
   };
 
-  /** Starts what is due and fits; says whether anything started. */
+  /** Hands a held line to the store's order: its leases end, so that whoever is due takes them in order. */
+  const handBack = async (line: string, also: readonly Delivery[] = []) => {
+    const rest = held.get(line) ?? [];
+    held.delete(line);
+    leaveToStore(line);
+    wake();
+    await queue.release(
+      [...also, ...rest].map(({ id }) => id),
+      instanceId,
+    );
+  };
+
+  /** An attempt of a held delivery; a retry, a lost lease or a failure hands its line to the store. */
+  const attemptHeld = async (delivery: Delivery) => {
+    const line = lineOf(delivery);
+    // Waited behind slow attempts for half its lease: the store's order from here on, with fresh claims.
+    if (delivery.lease!.until - now().getTime() < leaseMs / 2) return handBack(line, [delivery]);
+    let result: { settlement: Settlement; settled: boolean } | undefined;
+    try {
+      result = await attempt(delivery);
+    } finally {
+      if (!result || !result.settled || result.settlement.status === 'pending') {
+        if (result?.settlement.status === 'pending') retryTimes.push(result.settlement.nextAttemptAt);
+        await handBack(line);
+      }
+    }
+  };
+
+  /** Starts the heads of held lines, as far as the limits allow. */
+  const pump = () => {
+    for (const [line, deliveries] of held) {
+      if (stopped || posting.size >= maxInFlight) return;
+      if (active.has(line)) continue;
+      const head = deliveries[0];
+      if (!head) {
+        held.delete(line);
+        continue;
+      }
+      if ((perSubscription.get(head.subscriptionId) ?? 0) >= maxInFlightPerSubscription) continue;
+      deliveries.shift();
+      if (deliveries.length === 0) held.delete(line);
+      launch(
+        head,
+        () => attemptHeld(head),
+        () => undefined,
+      );
+    }
+  };
+
+  /**
+   * Learns which lines have pending deliveries this instance does not hold: an instance taking over the
+   * bus's partitions from another (or starting) must not overtake what the other left.
+   */
+  const fence = async () => {
+    for (const pending of await queue.pendingLines()) {
+      const line = lineOf(pending);
+      if (!held.has(line) && !active.has(line)) leaveToStore(line);
+    }
+    wake();
+  };
+  let fenced: Promise<void> = fence();
+  fenced.catch(() => undefined);
+
+  /**
+   * Makes accepted deliveries durable. Those of lines this instance may deliver in the bus's order are
+   * inserted under its lease and held; the others are stored unclaimed and the worker woken for them.
+   */
+  const enqueue = async (deliveries: readonly NewDelivery[]) => {
+    try {
+      await fenced;
+    } catch {
+      fenced = fence();
+      await fenced;
+    }
+    const at = now().getTime();
+    const lease = { owner: instanceId, until: at + leaseMs };
+    const mine = stopped ? [] : deliveries.filter((delivery) => !storeOrdered.has(lineOf(delivery)));
+    const others = deliveries.filter((delivery) => !mine.includes(delivery));
+    const claimed = new Set(
+      mine.length > 0 ? await queue.enqueue(mine, { owner: instanceId, leaseUntil: lease.until }) : [],
+    );
+    if (others.length > 0) {
+      for (const delivery of others) leaveToStore(lineOf(delivery));
+      await queue.enqueue(others);
+      wake();
+    }
+    // Accepted before (the bus handed the batch again): the line is this instance's only if it holds it.
+    for (const delivery of mine) {
+      const line = lineOf(delivery);
+      if (!claimed.has(delivery.id) && !held.has(line) && !active.has(line)) leaveToStore(line);
+    }
+    const handBackNow: Delivery[] = [];
+    for (const delivery of mine) {
+      if (!claimed.has(delivery.id)) continue;
+      const taken: Delivery = { ...delivery, status: 'pending', attempts: 0, lease };
+      const line = lineOf(delivery);
+      if (storeOrdered.has(line)) {
+        handBackNow.push(taken);
+        continue;
+      }
+      const deliveries = held.get(line) ?? [];
+      deliveries.push(taken);
+      held.set(line, deliveries);
+    }
+    if (handBackNow.length > 0) {
+      await queue.release(
+        handBackNow.map(({ id }) => id),
+        instanceId,
+      );
+      wake();
+    }
+    pump();
+  };
+
+  /** Starts what the store says is due and fits; says whether anything started. */
   const fill = async (): Promise<boolean> => {
-    const free = maxInFlight - inFlight.size;
+    const free = maxInFlight - posting.size;
     if (free <= 0) return false;
     const at = now().getTime();
     const saturated = [...perSubscription]
@@ -270,7 +478,9 @@ export const startDeliveryWorker = ({
     const chosen: Delivery[] = [];
     const chosenPerSubscription = new Map<string, number>();
     for (const delivery of due) {
-      if (stopped || inFlight.size + chosen.length >= maxInFlight || inFlight.has(delivery.id)) continue;
+      const line = lineOf(delivery);
+      if (stopped || posting.size + chosen.length >= maxInFlight || inFlight.has(delivery.id)) continue;
+      if (held.has(line) || active.has(line)) continue;
       const taken =
         (perSubscription.get(delivery.subscriptionId) ?? 0) +
         (chosenPerSubscription.get(delivery.subscriptionId) ?? 0);
@@ -290,24 +500,44 @@ export const startDeliveryWorker = ({
       const claim = claims[index]!;
       return claim.status === 'fulfilled' && claim.value;
     });
-    for (const delivery of won) launch(delivery);
+    for (const due of won) {
+      const delivery: Delivery = { ...due, lease: { owner: instanceId, until: at + leaseMs } };
+      // A line this instance is delivering from the store: what is accepted for it waits its turn there.
+      leaveToStore(lineOf(delivery));
+      launch(
+        delivery,
+        async () => {
+          const { settlement } = await attempt(delivery);
+          if (settlement.status === 'pending') retryTimes.push(settlement.nextAttemptAt);
+        },
+        wake,
+      );
+    }
     // A claim that failed leaves its delivery to come up again once its lease (if any) runs out.
     const failed = claims.find((claim) => claim.status === 'rejected');
     if (failed) throw failed.reason;
     return won.length > 0;
   };
 
-  const pause = async (started: boolean) => {
-    if (started || woken) return;
-    const nextDue = await queue.nextDueAt();
-    const untilDue = nextDue === null ? pollIntervalMs : nextDue - now().getTime();
-    // A due delivery that did not start waits behind its line's head: the head's end wakes the worker.
-    await sleepUnlessWoken(untilDue > 0 ? Math.min(untilDue, pollIntervalMs) : pollIntervalMs);
+  /**
+   * The slow safety poll besides `due`: the subscriptions read again, and the lines left to the store that
+   * have nothing pending there any more (and were not given anything since) returned to the fast path.
+   */
+  const safetyPoll = async () => {
+    await subscriptions.refresh();
+    if (storeOrdered.size === 0) return;
+    const before = stamp;
+    const pending = new Set((await queue.pendingLines()).map(lineOf));
+    for (const [line, at] of storeOrdered) {
+      if (at <= before && !pending.has(line) && !active.has(line) && !held.has(line)) {
+        storeOrdered.delete(line);
+      }
+    }
   };
 
   const sleepUnlessWoken = async (delay: number) => {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delay);
+      const timer = setTimeout(resolve, Math.max(0, delay));
       wakeUp = () => {
         clearTimeout(timer);
         resolve();
@@ -318,29 +548,55 @@ export const startDeliveryWorker = ({
   };
 
   const running = (async () => {
+    let nextSafetyAt = performance.now() + safetyPollMs;
     while (!stopped) {
-      woken = false;
-      try {
-        const started = await fill();
-        if (!stopped) await pause(started);
-      } catch (error) {
-        // A store that fails (a full or read-only disk) is tried again after a poll interval; the loop
-        // never ends on an error, or deliveries would stop until a restart.
-        logger.error({ err: error }, 'could not read the webhook retry state; trying again');
-        if (!stopped && !woken) await sleepUnlessWoken(pollIntervalMs);
+      const safetyDue = performance.now() >= nextSafetyAt;
+      const at = now().getTime();
+      const retryDue = retryTimes.some((time) => time <= at);
+      if (woken || safetyDue || retryDue) {
+        woken = false;
+        if (retryDue) retryTimes.splice(0, retryTimes.length, ...retryTimes.filter((time) => time > at));
+        try {
+          if (safetyDue) {
+            nextSafetyAt = performance.now() + safetyPollMs;
+            await safetyPoll();
+          }
+          await fill();
+        } catch (error) {
+          // A store that fails (a full or read-only disk) is tried again at the next retry check; the loop
+          // never ends on an error, or deliveries would stop until a restart.
+          logger.error({ err: error }, 'could not read the webhook retry state; trying again');
+          retryTimes.push(at);
+        }
+        continue;
       }
+      await sleepUnlessWoken(
+        Math.min(nextSafetyAt - performance.now(), retryTimes.length > 0 ? retryCheckMs : Infinity),
+      );
     }
   })();
 
   return {
-    /** Something new may be due: look now rather than at the next poll. */
+    enqueue,
+    /** Something new may be due in the store (an admin's redelivery): look now. */
     wake,
-    /** Takes no more deliveries and waits for the attempts under way. */
+    /** Learns the lines another instance may have left pending: after the bus moved partitions here. */
+    async fence() {
+      fenced = fence();
+      await fenced;
+    },
+    /** Takes no more deliveries, waits for the attempts under way, and lets go of what it held. */
     async stop() {
       stopped = true;
       wake();
       await running;
       await Promise.allSettled(inFlight.values());
+      const rest = [...held.values()].flat();
+      held.clear();
+      await queue.release(
+        rest.map(({ id }) => id),
+        instanceId,
+      );
     },
   };
 };

@@ -12,6 +12,7 @@ import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
 import { startDeliveryWorker } from './delivery-worker.ts';
+import { createSubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
@@ -41,6 +42,8 @@ export type WebhookDispatcherDeps = {
   instanceId?: string;
   /** How long a claimed delivery is this dispatcher's before another may take it over. */
   leaseMs?: number;
+  /** How often the worker looks in the store when nothing woke it (real ms); see DeliveryWorkerDeps. */
+  safetyPollMs?: number;
   /** The consumer group; several dispatchers in one group share the work. Default 'webhook-dispatcher'. */
   group?: string;
 };
@@ -58,10 +61,14 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     decider: subscriptionDecider,
     newId: deps.newId,
   });
+  const cache = createSubscriptionCache({
+    subscriptions: deps.subscriptions,
+    subscriptionsReached: deps.subscriptionsReached,
+  });
   const worker = startDeliveryWorker({
     queue: deps.queue,
     log: deps.log,
-    subscriptions: deps.subscriptions,
+    subscriptions: cache,
     cipher: deps.cipher,
     reveal: deps.reveal,
     poster: deps.poster,
@@ -71,6 +78,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
     metrics: deps.metrics,
     ...(deps.instanceId === undefined ? {} : { instanceId: deps.instanceId }),
     ...(deps.leaseMs === undefined ? {} : { leaseMs: deps.leaseMs }),
+    ...(deps.safetyPollMs === undefined ? {} : { safetyPollMs: deps.safetyPollMs }),
     async disableSubscription(subscriptionId, reason) {
       const disabledAt = deps.now().toISOString();
       const correlationId = deps.newId();
@@ -84,9 +92,11 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
   });
   const accept = createEventAcceptor({
     topics: deps.topics,
-    subscriptions: deps.subscriptions,
-    subscriptionsReached: deps.subscriptionsReached,
+    subscriptions: cache,
+    enqueue: worker.enqueue,
     queue: deps.queue,
+    wake: worker.wake,
+    fence: worker.fence,
     async deadLetter({ topic, key, value }, reason) {
       const letter: DeadLetter = { reason, group, topic, key, value };
       await deps.bus.publish(deps.topics.deadLetter, [{ key, value: JSON.stringify(letter) }]);
@@ -97,10 +107,7 @@ export const startWebhookDispatcher = async (deps: WebhookDispatcherDeps) => {
   const consumer = await deps.bus.consume({
     group,
     topics: [deps.topics.orderEvents, deps.topics.webhookRequests],
-    async handle(batch) {
-      await accept(batch);
-      worker.wake();
-    },
+    handle: accept,
   });
   return {
     async stop() {

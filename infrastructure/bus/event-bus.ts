@@ -7,7 +7,11 @@
 /** value is JSON text; key decides ordering: one key's messages stay in publish order. */
 export type BusMessage = { key: string; value: string };
 
-export type ConsumedMessage = BusMessage & { topic: string };
+/**
+ * `source`, where the bus has partitions: the message's partition and offset. A consumer that sees a
+ * partition's offsets jump (or a partition for the first time) knows another member handled it meanwhile.
+ */
+export type ConsumedMessage = BusMessage & { topic: string; source?: { partition: number; offset: string } };
 
 export type ConsumeOptions = {
   group: string;

@@ -183,6 +183,7 @@ export const createKafkaEventBus = ({
         topic,
         key: message.key?.toString() ?? '',
         value: message.value?.toString() ?? '',
+        source: { partition, offset: message.offset },
       }));
       const offset = batch.firstOffset() ?? batch.messages[0]!.offset;
       const where = `${topic}/${partition}`;

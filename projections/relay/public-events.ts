@@ -22,6 +22,12 @@ export type PublicOrderEvent = {
   revision: number;
   /** Log position, as a decimal string: lets a consumer wait for read models to reach it. */
   position: string;
+  /**
+   * The position of the last subscription event at or before this one (or, for the first events after the
+   * relay started, this event's own): a consumer whose copy of the subscriptions is at least that recent
+   * can match the event without reading them again.
+   */
+  subscriptionsChangedAt: string;
   data: unknown;
 };
 
@@ -82,6 +88,11 @@ export const createPublicEventMapper = ({
   cacheSize?: number;
 }) => {
   const states = new Map<string, { revision: number; order: OrderDetails | null }>();
+  /**
+   * Any subscription event before the first event this mapper sees is older than that event: its position
+   * stands for them until a subscription event comes by.
+   */
+  let subscriptionsChangedAt: bigint | null = null;
 
   const detailsBefore = async (event: RecordedEvent): Promise<OrderDetails | null> => {
     if (event.revision === 0) return null;
@@ -116,6 +127,7 @@ export const createPublicEventMapper = ({
       orderId: orderIdOf(event.streamId),
       revision: event.revision,
       position: event.position.toString(),
+      subscriptionsChangedAt: (subscriptionsChangedAt ?? event.position).toString(),
       data,
     };
     return { key: value.orderId, value: JSON.stringify(value) };
@@ -145,9 +157,13 @@ export const createPublicEventMapper = ({
         messages.push(message);
         byTopic.set(topic, messages);
       };
+      subscriptionsChangedAt ??= events[0]?.position ?? null;
       for (const event of events) {
         if (isOrderStream(event.streamId)) add(topics.orderEvents, await orderMessage(event));
-        else if (isSubscriptionStream(event.streamId)) add(topics.webhookRequests, requestMessage(event));
+        else if (isSubscriptionStream(event.streamId)) {
+          subscriptionsChangedAt = event.position;
+          add(topics.webhookRequests, requestMessage(event));
+        }
       }
       return byTopic;
     },

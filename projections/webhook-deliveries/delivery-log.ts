@@ -45,6 +45,8 @@ export type AttemptCursor = { attemptedAt: string; id: string };
 
 export type DeliveryLog = {
   record(attempt: DeliveryAttempt): Promise<void>;
+  /** Several attempts in one write (one round trip); one recorded before is left as it is. */
+  recordAll(attempts: readonly DeliveryAttempt[]): Promise<void>;
   /** Newest first (attemptedAt, then id, descending), after or before a cursor; hasMore beyond the page. */
   list(
     subscriptionId: string,

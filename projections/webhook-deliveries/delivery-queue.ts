@@ -38,9 +38,20 @@ export type Settlement =
   | { status: 'dead' }
   | { status: 'cancelled' };
 
+/** A lease: who holds a delivery for its attempts, and until when (epoch ms). */
+export type Lease = { owner: string; leaseUntil: number };
+
+/** A (subscription, ordering key) line: its deliveries go out one at a time, in sequence order. */
+export type Line = { subscriptionId: string; orderingKey: string };
+
 export type DeliveryQueue = {
-  /** Adds deliveries; one whose id is there already is left as it is (the same event accepted twice). */
-  enqueue(deliveries: readonly NewDelivery[]): Promise<void>;
+  /**
+   * Adds deliveries; one whose id is there already is left as it is (the same event accepted twice). With
+   * `claim`, the deliveries added are held by that lease from the start, so that the instance that accepted
+   * them delivers them without another round trip to claim them. Resolves to the ids added (with `claim`:
+   * the ids now held by it); an id left out was there already, pending or settled.
+   */
+  enqueue(deliveries: readonly NewDelivery[], claim?: Lease): Promise<string[]>;
   get(id: string): Promise<Delivery | null>;
   /**
    * Pending deliveries that may be attempted now: due, not leased (or their lease ran out), and first of
@@ -49,12 +60,32 @@ export type DeliveryQueue = {
   due(options: { now: number; limit: number; excludeSubscriptions?: readonly string[] }): Promise<Delivery[]>;
   /** Takes a due delivery for one attempt; false when another instance holds it. */
   claim(id: string, options: { owner: string; now: number; leaseUntil: number }): Promise<boolean>;
-  /** Records the attempt's outcome and ends the lease; false when the lease was lost to another instance. */
-  settle(id: string, owner: string, settlement: Settlement): Promise<boolean>;
+  /**
+   * Records the attempt's outcome and ends the lease; false when the lease was lost to another instance.
+   * `held`: the owner's lease runs until `until` and it is `now`; while it has not run out, no other
+   * instance can have taken the delivery, and an adapter may write without checking the lease again.
+   */
+  settle(
+    id: string,
+    owner: string,
+    settlement: Settlement,
+    held?: { until: number; now: number },
+  ): Promise<boolean>;
+  /**
+   * settle for several deliveries in one write where the store allows (one round trip), each held by its
+   * owner's unexpired lease as the delivery says (`delivery.lease`); says for each whether it was settled.
+   */
+  settleAll(
+    settlements: readonly { delivery: Delivery; settlement: Settlement; now: number }[],
+  ): Promise<boolean[]>;
   /** Makes any delivery pending again, due now, with a fresh count of attempts (an admin's retry). */
   redeliver(id: string, now: number): Promise<boolean>;
   /** The earliest time a pending delivery falls due; null when none is pending. */
   nextDueAt(): Promise<number | null>;
+  /** Ends the leases `owner` holds on these deliveries (a graceful stop, or a line handed back). */
+  release(ids: readonly string[], owner: string): Promise<void>;
+  /** The lines that have a pending delivery: what an instance taking over partitions must not overtake. */
+  pendingLines(): Promise<Line[]>;
   /** Ends every lease: for a single dispatcher starting up after a crash. */
   releaseLeases(): Promise<void>;
 };

@@ -1,10 +1,16 @@
-import { MongoServerError, type Db, type Filter } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Db, type Filter } from 'mongodb';
 import type { DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
 
 type AttemptDocument = Omit<DeliveryAttempt, 'id'> & { _id: string };
 
 const toAttempt = ({ _id, ...rest }: AttemptDocument): DeliveryAttempt => ({ id: _id, ...rest });
 const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
+const onlyDuplicateKeys = (error: unknown) =>
+  error instanceof MongoBulkWriteError &&
+  error.writeConcernError === undefined &&
+  (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every(
+    (writeError) => writeError?.code === 11000,
+  );
 const newestFirst = { attemptedAt: -1, _id: -1 } as const;
 
 /** Delivery attempts in MongoDB, one document per attempt. */
@@ -21,6 +27,18 @@ export const createMongoDeliveryLog = async (
         await attempts.insertOne({ _id, ...attempt });
       } catch (error) {
         if (!duplicateKey(error)) throw error;
+      }
+    },
+
+    async recordAll(batch) {
+      if (batch.length === 0) return;
+      try {
+        await attempts.insertMany(
+          batch.map(({ id: _id, ...attempt }) => ({ _id, ...attempt })),
+          { ordered: false },
+        );
+      } catch (error) {
+        if (!onlyDuplicateKeys(error)) throw error;
       }
     },
 

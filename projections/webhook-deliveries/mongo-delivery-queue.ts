@@ -7,7 +7,7 @@ import {
   type OptionalUnlessRequiredId,
   type UpdateFilter,
 } from 'mongodb';
-import type { Delivery, DeliveryQueue, DeliveryStatus } from './delivery-queue.ts';
+import type { Delivery, DeliveryQueue, DeliveryStatus, Settlement } from './delivery-queue.ts';
 
 type DeliveryDocument = Omit<Delivery, 'id'> & {
   _id: string;
@@ -97,20 +97,19 @@ const conditionalWrites = (collection: Collection<DeliveryDocument>, guardInFilt
       if (!(await passes(_id, condition, read))) return false;
       return (await collection.updateOne(filter(_id, condition), update)).matchedCount === 1;
     },
-    async findOneAndUpdate(_id: string, condition: Condition, update: UpdateFilter<DeliveryDocument>) {
-      if (!(await passes(_id, condition))) return null;
-      return collection.findOneAndUpdate(filter(_id, condition), update, { returnDocument: 'after' });
-    },
     async deleteOne(_id: string, condition: Condition) {
       if (await passes(_id, condition)) await collection.deleteOne(filter(_id, condition));
     },
   };
 };
 
-/** An instance moves the deliveries it settled out of the main collection by this many... */
-const moveEvery = 50;
-/** ...or this long after its last move, ms. */
-const moveAfterMs = 250;
+/**
+ * An instance moves the deliveries it settled out of the main collection by this many (three commands a
+ * move: a few hundredths of a command a delivery)...
+ */
+const moveEvery = 100;
+/** ...or this long after its last move, ms: the main collection, which settle scans on FerretDB, stays small. */
+const moveAfterMs = 1000;
 const finalStatuses: DeliveryStatus[] = ['delivered', 'dead', 'cancelled'];
 
 /**
@@ -285,6 +284,12 @@ export const createMongoDeliveryQueue = async (
       .map(toDelivery);
   };
 
+  /**
+   * The claim count of each delivery this instance holds a lease on, as it wrote it: what settleAll needs to
+   * build the settled document without reading it.
+   */
+  const claimsHeld = new Map<string, number>();
+
   const claimOnce = async (
     id: string,
     { owner, now, leaseUntil }: { owner: string; now: number; leaseUntil: number },
@@ -304,32 +309,38 @@ export const createMongoDeliveryQueue = async (
       await inProgress.updateOne(id, { claims: number }, { $set: { claims: number + 1 } });
       return undefined;
     }
-    return inProgress.updateOne(
+    const won = await inProgress.updateOne(
       id,
       { claims: number },
       { $set: { lease: { owner, until: leaseUntil }, claims: number + 1 } },
       delivery,
     );
+    if (won) claimsHeld.set(id, number + 1);
+    return won;
   };
 
-  return {
-    async enqueue(batch) {
-      if (batch.length === 0) return;
+  const queue: DeliveryQueue = {
+    async enqueue(batch, claim) {
+      if (batch.length === 0) return [];
+      // Inserted with a lease, a delivery is claimed by its insert: the unique _id makes that exclusive.
       const documents = batch.map(({ id, ...delivery }) => ({
         _id: id,
         ...delivery,
         status: 'pending' as const,
         attempts: 0,
-        lease: null,
-        claims: 0,
+        lease: claim ? { owner: claim.owner, until: claim.leaseUntil } : null,
+        claims: claim ? 1 : 0,
       }));
       const pendingAlready = await insertNew(deliveries, documents);
       const added = documents.filter(({ _id }) => !pendingAlready.has(_id)).map(({ _id }) => ({ _id }));
-      if (added.length === 0) return;
+      if (added.length === 0) return [];
       // Accepted before and no longer in the main collection: settled. The copy just added goes (unless
-      // already claimed).
+      // claimed since).
       const settledAlready = await insertNew(accepted, added);
-      for (const _id of settledAlready) await inProgress.deleteOne(_id, { claims: 0 });
+      for (const _id of settledAlready) await inProgress.deleteOne(_id, { claims: claim ? 1 : 0 });
+      const taken = added.map(({ _id }) => _id).filter((_id) => !settledAlready.has(_id));
+      if (claim) for (const _id of taken) claimsHeld.set(_id, 1);
+      return taken;
     },
 
     async get(id) {
@@ -356,21 +367,116 @@ export const createMongoDeliveryQueue = async (
       }
     },
 
-    async settle(id, owner, settlement) {
-      const held = { 'lease.owner': owner };
+    async settle(id, owner, settlement, held) {
+      // One command. On MongoDB the lease is in the filter, served by _id. On FerretDB any filter but
+      // `{_id}` decodes the whole main collection (every pending delivery, a backlog included): by _id alone
+      // while the caller's lease has a second left (no one else can have claimed it), else read and check.
+      const leaseHeld = held !== undefined && held.until - held.now > 1000;
+      const condition = { 'lease.owner': owner };
+      const write = async (update: UpdateFilter<DeliveryDocument>) => {
+        if (guardInFilter) {
+          return deliveries.findOneAndUpdate({ _id: id, ...condition }, update, { returnDocument: 'after' });
+        }
+        if (!leaseHeld) {
+          const current = await deliveries.findOne({ _id: id });
+          if (current === null || !holds(current, condition)) return null;
+        }
+        return deliveries.findOneAndUpdate({ _id: id }, update, { returnDocument: 'after' });
+      };
       if (settlement.status === 'pending') {
-        return inProgress.updateOne(id, held, {
-          $set: { status: 'pending', lease: null, nextAttemptAt: settlement.nextAttemptAt },
-          $inc: { attempts: 1 },
-        });
+        return (
+          (await write({
+            $set: { status: 'pending', lease: null, nextAttemptAt: settlement.nextAttemptAt },
+            $inc: { attempts: 1 },
+          })) !== null
+        );
       }
-      const done = await inProgress.findOneAndUpdate(id, held, {
-        $set: { status: settlement.status, lease: null },
-        $inc: { attempts: 1 },
-      });
+      const done = await write({ $set: { status: settlement.status, lease: null }, $inc: { attempts: 1 } });
+      claimsHeld.delete(id);
       if (!done) return false;
       toMove.set(id, done);
+      startMove();
       return true;
+    },
+
+    async settleAll(items) {
+      const update = (settlement: Settlement): UpdateFilter<DeliveryDocument> => ({
+        $set:
+          settlement.status === 'pending'
+            ? { status: 'pending', lease: null, nextAttemptAt: settlement.nextAttemptAt }
+            : { status: settlement.status, lease: null },
+        $inc: { attempts: 1 },
+      });
+      // One bulk write for those whose lease is known to hold and whose claim count this instance wrote;
+      // the others one by one.
+      const bulk = items.filter(
+        ({ delivery, now }) =>
+          delivery.lease !== null && delivery.lease.until - now > 1000 && claimsHeld.has(delivery.id),
+      );
+      const results = new Map<string, boolean>();
+      if (bulk.length > 0) {
+        const filter = ({ id, lease }: Delivery): Filter<DeliveryDocument> =>
+          guardInFilter ? { _id: id, 'lease.owner': lease!.owner } : { _id: id };
+        const result = await deliveries.bulkWrite(
+          bulk.map(({ delivery, settlement }) => ({
+            updateOne: { filter: filter(delivery), update: update(settlement) },
+          })),
+          { ordered: false },
+        );
+        // All matched but on MongoDB when a lease was lost meanwhile: then each is read back.
+        const lost =
+          result.matchedCount === bulk.length
+            ? new Set<string>()
+            : new Set(
+                (
+                  await deliveries
+                    .find({ _id: { $in: bulk.map(({ delivery }) => delivery.id) }, lease: { $ne: null } })
+                    .project<{ _id: string }>({ _id: 1 })
+                    .toArray()
+                ).map(({ _id }) => _id),
+              );
+        for (const { delivery, settlement } of bulk) {
+          const settledNow = !lost.has(delivery.id);
+          results.set(delivery.id, settledNow);
+          const claimsCount = claimsHeld.get(delivery.id)!;
+          if (!settledNow || settlement.status === 'pending') continue;
+          claimsHeld.delete(delivery.id);
+          const { id: _id, ...rest } = delivery;
+          toMove.set(_id, {
+            _id,
+            ...rest,
+            status: settlement.status,
+            attempts: delivery.attempts + 1,
+            lease: null,
+            claims: claimsCount,
+          });
+        }
+        startMove();
+      }
+      for (const { delivery, settlement, now } of items) {
+        if (results.has(delivery.id)) continue;
+        const held = delivery.lease === null ? undefined : { until: delivery.lease.until, now };
+        const owner = delivery.lease?.owner ?? '';
+        results.set(delivery.id, await queue.settle(delivery.id, owner, settlement, held));
+      }
+      return items.map(({ delivery }) => results.get(delivery.id)!);
+    },
+
+    async release(ids, owner) {
+      for (const id of ids) claimsHeld.delete(id);
+      if (ids.length === 0) return;
+      await deliveries.updateMany(
+        { _id: { $in: [...ids] }, 'lease.owner': owner },
+        { $set: { lease: null } },
+      );
+    },
+
+    async pendingLines() {
+      const pending = await deliveries
+        .find({ status: 'pending' }, { projection: { subscriptionId: 1, orderingKey: 1 }, batchSize: 10_000 })
+        .toArray();
+      const lines = new Map(pending.map((line) => [lineOf(line), line]));
+      return [...lines.values()].map(({ subscriptionId, orderingKey }) => ({ subscriptionId, orderingKey }));
     },
 
     async redeliver(id, now) {
@@ -401,4 +507,5 @@ export const createMongoDeliveryQueue = async (
       await deliveries.updateMany({ lease: { $ne: null } }, { $set: { lease: null } });
     },
   };
+  return queue;
 };

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
 import type { DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
 
 /** Delivery attempts in a node:sqlite table, one JSON document per attempt. */
@@ -42,6 +43,13 @@ export const createSqliteDeliveryLog = (db: DatabaseSync): DeliveryLog => {
   return {
     async record(attempt) {
       insert.run(attempt.id, attempt.subscriptionId, attempt.attemptedAt, JSON.stringify(attempt));
+    },
+    async recordAll(attempts) {
+      inWriteTransaction(db, () => {
+        for (const attempt of attempts) {
+          insert.run(attempt.id, attempt.subscriptionId, attempt.attemptedAt, JSON.stringify(attempt));
+        }
+      });
     },
     async list(subscriptionId, query) {
       // One more than asked for says whether there is more beyond the page.

@@ -57,8 +57,8 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
   `);
   const insert = db.prepare(
     `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, ordering_key, sequence, body,
-       status, attempts, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (id) DO NOTHING`,
+       status, attempts, next_attempt_at, created_at, lease_owner, lease_until)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   );
   const select = db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?');
   const claim = db.prepare(
@@ -79,13 +79,20 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
     `SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND lease_owner IS NULL`,
   );
   const release = db.prepare('UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL');
+  const releaseOne = db.prepare(
+    'UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?',
+  );
+  const pendingLines = db.prepare(
+    `SELECT DISTINCT subscription_id, ordering_key FROM webhook_deliveries WHERE status = 'pending'`,
+  );
 
   return {
-    async enqueue(deliveries) {
-      if (deliveries.length === 0) return;
+    async enqueue(deliveries, claim) {
+      const added: string[] = [];
+      if (deliveries.length === 0) return added;
       inWriteTransaction(db, () => {
         for (const d of deliveries) {
-          insert.run(
+          const { changes } = insert.run(
             d.id,
             d.subscriptionId,
             d.eventId,
@@ -95,9 +102,13 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
             d.body,
             d.nextAttemptAt,
             d.createdAt,
+            claim?.owner ?? null,
+            claim?.leaseUntil ?? null,
           );
+          if (changes === 1) added.push(d.id);
         }
       });
+      return added;
     },
     async get(id) {
       const row = select.get(id) as Row | undefined;
@@ -126,12 +137,34 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
       const nextAttemptAt = settlement.status === 'pending' ? settlement.nextAttemptAt : null;
       return settle.run(settlement.status, nextAttemptAt, id, owner).changes === 1;
     },
+    async settleAll(settlements) {
+      return inWriteTransaction(db, () =>
+        settlements.map(({ delivery, settlement }) => {
+          const nextAttemptAt = settlement.status === 'pending' ? settlement.nextAttemptAt : null;
+          return (
+            delivery.lease !== null &&
+            settle.run(settlement.status, nextAttemptAt, delivery.id, delivery.lease.owner).changes === 1
+          );
+        }),
+      );
+    },
     async redeliver(id, now) {
       return redeliver.run(now, id).changes === 1;
     },
     async nextDueAt() {
       const { due } = nextDue.get() as { due: number | null };
       return due;
+    },
+    async release(ids, owner) {
+      inWriteTransaction(db, () => {
+        for (const id of ids) releaseOne.run(id, owner);
+      });
+    },
+    async pendingLines() {
+      return (pendingLines.all() as { subscription_id: string; ordering_key: string }[]).map((row) => ({
+        subscriptionId: row.subscription_id,
+        orderingKey: row.ordering_key,
+      }));
     },
     async releaseLeases() {
       release.run();

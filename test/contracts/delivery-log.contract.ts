@@ -30,6 +30,19 @@ export const deliveryLogContract = (adapterName: string, createLog: () => Promis
       log = await createLog();
     });
 
+    it('records several attempts at once, and one recorded before only once', async () => {
+      const subscriptionId = randomUUID();
+      const [first, second, third] = [1, 2, 3].map((n) => anAttempt(subscriptionId, n));
+      await log.recordAll([first!, second!]);
+      await log.recordAll([second!, third!]);
+      await log.recordAll([]);
+      expect(await log.list(subscriptionId, { kind: 'page', offset: 0, limit: 10 })).toEqual({
+        attempts: [third, second, first],
+        hasMore: false,
+        total: 3,
+      });
+    });
+
     it('keeps each attempt as recorded, newest first, per subscription', async () => {
       const subscriptionId = randomUUID();
       const first = anAttempt(subscriptionId, 1);

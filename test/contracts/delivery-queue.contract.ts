@@ -179,6 +179,103 @@ export const deliveryQueueContract = (adapterName: string, createQueue: () => Pr
       expect(ids).not.toContain(a.id);
     });
 
+    it('holds what it adds under the lease it is given, and says which ones it added', async () => {
+      const subscriptionId = randomUUID();
+      const orderId = randomUUID();
+      const [first, second] = [0, 1].map((sequence) =>
+        aDelivery(subscriptionId, { orderingKey: orderId, sequence }),
+      );
+      const lease = { owner: 'accepting', leaseUntil: t0 + 30_000 };
+      expect(await queue.enqueue([first!, second!], lease)).toEqual([first!.id, second!.id]);
+      expect(await queue.get(first!.id)).toMatchObject({
+        status: 'pending',
+        lease: { owner: 'accepting', until: t0 + 30_000 },
+      });
+      expect(await dueFor(subscriptionId)).toEqual([]);
+      expect(await queue.claim(first!.id, { owner: 'other', now: t0, leaseUntil: t0 + 1 })).toBe(false);
+      // Accepted again, by anyone: nothing added, nothing taken.
+      expect(await queue.enqueue([first!], { owner: 'other', leaseUntil: t0 + 60_000 })).toEqual([]);
+      expect(await queue.settle(first!.id, 'accepting', { status: 'delivered' })).toBe(true);
+      expect(await queue.settle(second!.id, 'accepting', { status: 'delivered' })).toBe(true);
+      expect(await queue.enqueue([first!, second!], lease)).toEqual([]);
+      expect(await queue.get(second!.id)).toMatchObject({ status: 'delivered', attempts: 1, lease: null });
+      expect(await queue.enqueue([aDelivery(subscriptionId)])).toHaveLength(1);
+    });
+
+    it("ends only the owner's own leases on the deliveries named", async () => {
+      const [mine, theirs, kept] = [
+        aDelivery(randomUUID()),
+        aDelivery(randomUUID()),
+        aDelivery(randomUUID()),
+      ];
+      await queue.enqueue([mine, kept], { owner: 'a', leaseUntil: t0 + 30_000 });
+      await queue.enqueue([theirs], { owner: 'b', leaseUntil: t0 + 30_000 });
+      await queue.release([mine.id, theirs.id], 'a');
+      expect(await queue.get(mine.id)).toMatchObject({ lease: null });
+      expect(await queue.get(theirs.id)).toMatchObject({ lease: { owner: 'b' } });
+      expect(await queue.get(kept.id)).toMatchObject({ lease: { owner: 'a' } });
+      expect((await dueFor(mine.subscriptionId)).map((d) => d.id)).toEqual([mine.id]);
+    });
+
+    it('names each line that has a pending delivery, and no settled one', async () => {
+      const subscriptionId = randomUUID();
+      const [waiting, leased, done] = [
+        aDelivery(subscriptionId),
+        aDelivery(subscriptionId),
+        aDelivery(subscriptionId),
+      ];
+      await queue.enqueue([
+        waiting,
+        { ...leased, sequence: 1 },
+        { ...leased, id: randomUUID(), sequence: 2 },
+      ]);
+      await queue.enqueue([done], { owner: 'a', leaseUntil: t0 + 30_000 });
+      await queue.settle(done.id, 'a', { status: 'delivered' });
+      const lines = (await queue.pendingLines()).filter((line) => line.subscriptionId === subscriptionId);
+      expect(lines.map((line) => line.orderingKey).sort()).toEqual(
+        [waiting.orderingKey, leased.orderingKey].sort(),
+      );
+    });
+
+    it('settles several at once, and not one whose lease was lost', async () => {
+      const [first, second, lost] = [
+        aDelivery(randomUUID()),
+        aDelivery(randomUUID()),
+        aDelivery(randomUUID()),
+      ];
+      const lease = { owner: 'a', leaseUntil: t0 + 30_000 };
+      await queue.enqueue([first, second], lease);
+      await queue.enqueue([lost]);
+      await queue.claim(lost.id, { owner: 'a', now: t0, leaseUntil: t0 + 1000 });
+      await queue.claim(lost.id, { owner: 'b', now: t0 + 1000, leaseUntil: t0 + 30_000 });
+      const held = (delivery: NewDelivery, until: number) => ({
+        ...delivery,
+        status: 'pending' as const,
+        attempts: 0,
+        lease: { owner: 'a', until },
+      });
+      expect(
+        await queue.settleAll([
+          { delivery: held(first, t0 + 30_000), settlement: { status: 'delivered' }, now: t0 + 10 },
+          {
+            delivery: held(second, t0 + 30_000),
+            settlement: { status: 'pending', nextAttemptAt: t0 + 5000 },
+            now: t0 + 10,
+          },
+          { delivery: held(lost, t0 + 1000), settlement: { status: 'delivered' }, now: t0 + 1500 },
+        ]),
+      ).toEqual([true, true, false]);
+      expect(await queue.get(first.id)).toMatchObject({ status: 'delivered', attempts: 1, lease: null });
+      expect(await queue.get(second.id)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: t0 + 5000,
+        lease: null,
+      });
+      expect(await queue.get(lost.id)).toMatchObject({ status: 'pending', lease: { owner: 'b' } });
+      expect(await queue.settleAll([])).toEqual([]);
+    });
+
     it('ends every lease on request', async () => {
       const delivery = aDelivery(randomUUID());
       await queue.enqueue([delivery]);

@@ -27,7 +27,7 @@ export const serviceNames: readonly ServiceName[] = [
   'webhook-dispatcher',
 ];
 
-type Running = { child: ChildProcess; url: string; exited: Promise<void> };
+type Running = { service: ServiceName; child: ChildProcess; url: string; exited: Promise<void> };
 
 let eventLogReported = false;
 /** Says once per test file which event log the distributed mode runs on here. */
@@ -120,7 +120,7 @@ export const startDistributedTestService = async (
       );
       child.on('message', (message: FromChild) => {
         if (message.type === 'listening') {
-          const entry = { child, url: message.url, exited };
+          const entry = { service: name, child, url: message.url, exited };
           running.set(instance, entry);
           resolve(entry);
         } else if (message.type === 'advanced' || message.type === 'flushed') {
@@ -155,6 +155,13 @@ export const startDistributedTestService = async (
   };
   const stopAll = () => Promise.all([...running.keys()].map((instance) => stopService(instance)));
 
+  /** The running instances of a service in turn: a second command or query API shares the router's load. */
+  let turn = 0;
+  const nextUrlOf = (name: ServiceName) => {
+    const urls = [...running.values()].filter((entry) => entry.service === name).map(({ url }) => url);
+    if (urls.length === 0) throw new Error(`no ${name} is running`);
+    return urls[turn++ % urls.length]!;
+  };
   const urlOf = (name: ServiceName) => {
     const entry = running.get(name);
     if (!entry) throw new Error(`${name} is not running`);
@@ -168,8 +175,8 @@ export const startDistributedTestService = async (
     throw error;
   }
   const router = await startMethodRouter({
-    command: () => urlOf('command-api'),
-    query: () => urlOf('query-api'),
+    command: () => nextUrlOf('command-api'),
+    query: () => nextUrlOf('query-api'),
   });
   const mongo = await MongoClient.connect(requiredServer('MONGODB_URL'));
   const db = mongo.db(database);
