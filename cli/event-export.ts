@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EventStore, GlobalPosition } from '../infrastructure/event-store/event-store.ts';
 import { counted } from './counted.ts';
+import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 
 /**
  * The audit export: NDJSON, one record per line, each line `{"hash":H,"record":R}` where
@@ -34,7 +35,16 @@ type ExportRecord =
 /** Writes the log after a position (the whole log without one) as a chained export; the final hash. */
 export const exportEvents = async (
   eventStore: EventStore,
-  { after, exportedAt }: { after?: GlobalPosition; exportedAt: string },
+  {
+    after,
+    exportedAt,
+    reveal,
+  }: {
+    after?: GlobalPosition;
+    exportedAt: string;
+    /** Opens the sealed personal fields of an event's data (or reads them as "[erased]"). */
+    reveal: Reveal;
+  },
   writeLine: (line: string) => Promise<void>,
 ) => {
   let previous = genesis;
@@ -61,7 +71,7 @@ export const exportEvents = async (
         version: event.metadata.schemaVersion ?? 1,
         id: event.id,
         type: event.type,
-        data: event.data,
+        data: JSON.parse(await reveal(JSON.stringify(event.data))) as unknown,
         metadata: event.metadata,
       });
     }

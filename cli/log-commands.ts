@@ -10,6 +10,7 @@ import { DataError } from './catalog-commands.ts';
 import { exportEvents, ExportVerificationError, verifyExport } from './event-export.ts';
 import { UsageError, type CommandContext } from './user-commands.ts';
 import { counted } from './counted.ts';
+import { createPersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 
 /** projections:verify found differences: exit 1, the report on stdout. */
 export class ReadModelMismatchError extends Error {
@@ -31,6 +32,17 @@ const write = async (stream: Writable, text: string) => {
 const hasOrders = async (readModel: OrderReadModel) =>
   (await readModel.listOrders({ kind: 'page', offset: 0, limit: 1 })).orders.length > 0;
 
+/** The personal data keyring of the CLI: a key found lost is reported on standard error, not in the data. */
+const adminKeyring = ({ stores, err }: CommandContext) => {
+  const keys = stores.keyEncryptionKeys();
+  return createPersonalDataKeyring({
+    store: stores.dataKeys,
+    keyEncryptionKey: keys.current,
+    previousKeyEncryptionKeys: keys.previous,
+    logger: { error: (_details: unknown, message?: string) => err(`warning: ${message ?? 'a data key'}`) },
+  });
+};
+
 export const logCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
   async 'events:export'(args, context) {
     const { values, positionals } = options(args, { after: { type: 'string' }, output: { type: 'string' } });
@@ -47,6 +59,7 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
       {
         ...(values.after === undefined ? {} : { after: BigInt(values.after) }),
         exportedAt: context.clock.now().toISOString(),
+        reveal: adminKeyring(context).reveal,
       },
       (line) => write(target, line),
     );
