@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service.stop());
 
-const admin = (...args: string[]) => runAdmin(args, { DATA_DIR: service.dataDir });
+const admin = (...args: string[]) => runAdmin(args, service.adminEnv);
 const logEvents = async () =>
   ((await (await auditor.get('/audit/events?limit=1000')).json()) as { data: { position: string }[] }).data;
 

@@ -389,10 +389,10 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     try {
       const file = join(folder, 'console.ndjson');
       await (await download).saveAs(file);
-      const verified = await runAdmin(['events:verify-export', file], { DATA_DIR: service.dataDir });
+      const verified = await runAdmin(['events:verify-export', file], service.adminEnv);
       expect(verified.code, verified.stderr).toBe(0);
       expect(verified.stdout).toContain(`final hash ${finalHash}`);
-      const exported = await runAdmin(['events:export'], { DATA_DIR: service.dataDir });
+      const exported = await runAdmin(['events:export'], service.adminEnv);
       expect(exported.code, exported.stderr).toBe(0);
       writeFileSync(join(folder, 'cli.ndjson'), exported.stdout);
       const records = (text: string) =>

@@ -225,6 +225,13 @@ export const startDistributedTestService = async (
     url: router.url,
     apiOrigins: () => [urlOf('command-api'), urlOf('query-api')],
     dataDir,
+    adminEnv: {
+      DATA_DIR: dataDir,
+      MONGODB_URL: childEnv['MONGODB_URL']!,
+      MONGODB_DATABASE: database,
+      PERSONAL_DATA_KEY_FILE: childEnv['PERSONAL_DATA_KEY_FILE']!,
+      ...(childEnv['EVENTSTORE_URL'] === undefined ? {} : { EVENTSTORE_URL: childEnv['EVENTSTORE_URL'] }),
+    },
     clock: distributedClock,
     announced,
     users,

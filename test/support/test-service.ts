@@ -48,6 +48,8 @@ export type TestService = TestStores & {
   apiOrigins(): string[];
   /** Where the service keeps its files (the embedded stores; the shared log and keys when distributed). */
   dataDir: string;
+  /** What the admin CLI is given to work on this service's stores, as an operator would configure it. */
+  adminEnv: Record<string, string>;
   clock: TestClock;
   /** One-time notices the service printed for the operator (the demo credentials). */
   announced: string[];
@@ -158,6 +160,7 @@ const startEmbeddedTestService = async (
     },
     apiOrigins: () => [service.url],
     dataDir,
+    adminEnv: { DATA_DIR: dataDir },
     clock,
     announced,
     users,
