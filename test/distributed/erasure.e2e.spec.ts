@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { erased, erasedAddress, filesHolding } from '../support/personal-data.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -15,36 +15,10 @@ import { webhookAdmin } from '../support/webhooks.ts';
  */
 const street = `Quxwaldgasse ${Math.floor(Math.random() * 900 + 100)}`;
 const address = { street, city: 'Vorderhinterdorf', postalCode: '98765', country: 'DE' };
-const erased = '[erased]';
-const erasedAddress = { street: erased, city: erased, postalCode: erased, country: erased };
 const servicesState = process.env['SERVICES_STATE_DIR'] ?? '/tmp/order-service-services';
 /** FerretDB's files (its SQLite backend's, or its PostgreSQL cluster's), and Kafka's log segments. */
 const mongoDirs = [join(servicesState, 'ferretdb'), join(servicesState, 'postgres')];
 const kafkaDir = join(servicesState, 'kafka', 'data');
-
-/**
- * The files under `dirs` whose bytes contain `needle`, searched by grep (another process, waited for
- * without blocking this one: the method router in front of the APIs runs here).
- */
-const filesHolding = (dirs: string[], needle: string): Promise<string[]> =>
-  new Promise((resolve, reject) => {
-    const grep = spawn('grep', ['-r', '-l', '-a', '-F', '--', needle, ...dirs]);
-    let stdout = '';
-    let stderr = '';
-    grep.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    grep.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    grep.once('error', reject);
-    grep.once('close', (status) => {
-      const found = stdout.split('\n').filter(Boolean);
-      // Other tests' topics come and go while grep walks the directories: a file gone is not a failure.
-      const problems = stderr
-        .split('\n')
-        .filter((line) => line && !line.endsWith('No such file or directory'));
-      if (status === 1 || (status === 2 && problems.length === 0)) resolve(found);
-      else if (status === 0) resolve(found);
-      else reject(new Error(`grep failed: ${stderr}`));
-    });
-  });
 
 describe('erasure of a customer’s personal data (distributed mode)', () => {
   let service: TestService;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { erased, erasedAddress, filesHolding } from '../support/personal-data.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { runAdmin } from '../support/run-admin.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
@@ -20,22 +20,10 @@ import { webhookAdmin } from '../support/webhooks.ts';
 const street = `Quxwaldstrasse ${Math.floor(Math.random() * 900 + 100)}`;
 const noteWord = `Klingelzeichen${randomUUID().slice(0, 8)}`;
 const address = { street, city: 'Vorderhinterdorf', postalCode: '98765', country: 'DE' };
-const erased = '[erased]';
-const erasedAddress = { street: erased, city: erased, postalCode: erased, country: erased };
 
-/**
- * Every file under `dir`, recursively, whose bytes contain `needle`. Searched by another process (grep):
- * a file this process opens and closes would drop the POSIX locks its own SQLite connections hold on it.
- */
-const filesHolding = (dir: string, needle: string): string[] => {
-  const result = spawnSync('grep', ['-r', '-l', '-a', '-F', '--', needle, dir], { encoding: 'utf8' });
-  if (result.status === 1) return [];
-  if (result.status !== 0) throw new Error(`grep failed: ${result.stderr}`);
-  return result.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((path) => relative(dir, path));
-};
+/** The files under `dir` whose bytes contain `needle`, named from `dir`. */
+const filesUnder = async (dir: string, needle: string) =>
+  (await filesHolding([dir], needle)).map((path) => relative(dir, path));
 
 /** The order as it shows once its customer is erased: the same, but for the personal fields. */
 const asErased = (order: OrderBody & { note?: unknown }) => ({
@@ -124,9 +112,11 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     expect(readFileSync(exportBefore, 'utf8')).not.toContain('"pd1.');
     // Even the stored address is sealed: no file holds the street. The customer's e-mail is in the read
     // store, in the clear (sign-in needs it): the search finds what is there.
-    expect(filesHolding(service.dataDir, street)).toEqual([]);
+    expect(await filesUnder(service.dataDir, street)).toEqual([]);
     expect(
-      filesHolding(service.dataDir, customer.email).some((file) => file.startsWith('read-store.sqlite')),
+      (await filesUnder(service.dataDir, customer.email)).some((file) =>
+        file.startsWith('read-store.sqlite'),
+      ),
     ).toBe(true);
 
     // Erase: an admin, over HTTP; the repeat changes nothing.
@@ -207,10 +197,10 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     expect(await (await staff.get(`/orders/${first.id}`)).json()).toEqual(asErased(before.first));
 
     // No file under DATA_DIR holds the street or the note any more: the log, the read store, their WALs.
-    expect(filesHolding(service.dataDir, street)).toEqual([]);
-    expect(filesHolding(service.dataDir, noteWord)).toEqual([]);
+    expect(await filesUnder(service.dataDir, street)).toEqual([]);
+    expect(await filesUnder(service.dataDir, noteWord)).toEqual([]);
     // Nor the e-mail, anonymised: secure_delete zeroed it (the WAL was truncated after the erasure).
-    expect(filesHolding(service.dataDir, customer.email)).toEqual([]);
+    expect(await filesUnder(service.dataDir, customer.email)).toEqual([]);
   });
 
   it('erases with the admin CLI while the service runs: the service shows [erased] within its cache period', async () => {
