@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EventStore, GlobalPosition } from '../infrastructure/event-store/event-store.ts';
 import { counted } from './counted.ts';
-import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
+import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 
 /**
  * The audit export: NDJSON, one record per line, each line `{"hash":H,"record":R}` where
@@ -43,7 +43,7 @@ export const exportEvents = async (
     after?: GlobalPosition;
     exportedAt: string;
     /** Opens the sealed personal fields of an event's data (or reads them as "[erased]"). */
-    reveal: Reveal;
+    reveal: PersonalDataKeyring['revealValue'];
   },
   writeLine: (line: string) => Promise<void>,
 ) => {
@@ -71,7 +71,7 @@ export const exportEvents = async (
         version: event.metadata.schemaVersion ?? 1,
         id: event.id,
         type: event.type,
-        data: JSON.parse(await reveal(JSON.stringify(event.data))) as unknown,
+        data: await reveal(event.data),
         metadata: event.metadata,
       });
     }

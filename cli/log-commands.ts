@@ -59,7 +59,7 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
       {
         ...(values.after === undefined ? {} : { after: BigInt(values.after) }),
         exportedAt: context.clock.now().toISOString(),
-        reveal: adminKeyring(context).reveal,
+        reveal: adminKeyring(context).revealValue,
       },
       (line) => write(target, line),
     );

@@ -83,7 +83,7 @@ describe("the console's export against the CLI's, for the same log", () => {
     const exportedAt = '2026-11-21T12:00:00.000Z';
     const cliLines: string[] = [];
     // These events hold no sealed personal fields: the CLI's opening leaves them as they are.
-    const reveal = async (json: string) => json;
+    const reveal = async <T>(value: T) => value;
     await exportEvents(eventStore, { exportedAt, reveal }, async (line) => {
       cliLines.push(line);
     });
