@@ -1,5 +1,5 @@
 import { createSessions } from '../identity/sessions.ts';
-import { createUserErasure } from '../identity/erase-user.ts';
+import { createUserErasure, isErased } from '../identity/erase-user.ts';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../identity/passwords.ts';
@@ -86,6 +86,16 @@ const requireUser = async ({ stores }: CommandContext, email: string | undefined
   return user;
 };
 
+/**
+ * A user that may be changed back into use: an erased one may not (its data key is gone for good, so it
+ * could never hold personal data again; erasure is final).
+ */
+const requireUnerasedUser = async (context: CommandContext, email: string | undefined): Promise<User> => {
+  const user = await requireUser(context, email);
+  if (isErased(user)) throw new UsageError(`${user.id} was erased: it cannot be enabled or changed`);
+  return user;
+};
+
 const describe = (user: User) =>
   `${user.id}  ${user.email}  ${user.name}  [${user.roles.join(', ')}]${user.disabled ? '  (disabled)' : ''}`;
 
@@ -120,14 +130,14 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
 
   async 'user:set-role'(args, context) {
     const values = parse(args);
-    const user = await requireUser(context, values.email);
+    const user = await requireUnerasedUser(context, values.email);
     const updated = await context.stores.users.setRoles(user.id, parseRoles(values.role));
     context.out(`updated ${describe(updated!)}`);
   },
 
   async 'user:set-password'(args, context) {
     const values = parse(args);
-    const user = await requireUser(context, values.email);
+    const user = await requireUnerasedUser(context, values.email);
     const password = await passwordOf(values, context);
     const updated = await context.stores.users.setPasswordHash(user.id, await hashPassword(password));
     // Whoever signed in with the old password is signed out: no refresh token of this user works any more,
@@ -187,7 +197,7 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
 
   async 'user:enable'(args, context) {
     const values = parse(args);
-    const user = await requireUser(context, values.email);
+    const user = await requireUnerasedUser(context, values.email);
     const updated = await context.stores.users.setDisabled(user.id, false);
     context.out(`enabled ${describe(updated!)}`);
   },

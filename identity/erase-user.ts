@@ -23,6 +23,10 @@ export const anonymousUser = (userId: string): Pick<User, 'email' | 'name' | 'pa
   passwordHash: '!erased',
 });
 
+/** Whether the record is an erased user's: erasure is final, so nothing may sign it in or use it again. */
+export const isErased = (user: Pick<User, 'id' | 'passwordHash'>) =>
+  user.passwordHash === anonymousUser(user.id).passwordHash;
+
 export type ErasureOutcome = {
   /** This call deleted the data key (false: it was gone already). */
   keyDeleted: boolean;

@@ -174,4 +174,21 @@ describe('npm run admin -- user:* (against the store of a running service)', () 
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain('Usage: npm run admin');
   });
+  it('refuses to enable, set a password for or change the roles of an erased user: erasure is final', async () => {
+    const user = await service.addUser(['customer']);
+    const erased = await runAdmin(['user:erase', '--id', user.id], service.adminEnv);
+    expect(erased.code, erased.stderr).toBe(0);
+    const anonymised = `erased-${user.id}@erased.invalid`;
+    for (const args of [
+      ['user:enable', '--email', anonymised],
+      ['user:set-role', '--email', anonymised, '--role', 'admin'],
+      ['user:set-password', '--email', anonymised, '--password-stdin'],
+    ]) {
+      const refused = await runAdmin(args, service.adminEnv, 'a-new-long-password\n');
+      expect(refused.code, args.join(' ')).toBe(64);
+      expect(refused.stderr).toContain(`${user.id} was erased: it cannot be enabled or changed`);
+    }
+    expect((await login(anonymised, 'a-new-long-password')).status).toBe(401);
+    expect(await service.users.findById(user.id)).toMatchObject({ disabled: true, roles: ['customer'] });
+  });
 });
