@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookEventKind } from '../../domain/webhook-subscriptions/subscription.ts';
 import { createInProcessEventBus } from '../../infrastructure/bus/in-process-event-bus.ts';
 import type { EventBus } from '../../infrastructure/bus/event-bus.ts';
-import { createSecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
+import { createSecretCipher, type SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { generateWebhookSecret } from '../../infrastructure/outbound-http/standard-webhooks.ts';
 import { createWebhookPoster } from '../../infrastructure/outbound-http/webhook-poster.ts';
@@ -15,6 +15,7 @@ import type { PublicOrderEvent } from '../../projections/relay/public-events.ts'
 import { createMongoDeliveryLog } from '../../projections/webhook-deliveries/mongo-delivery-log.ts';
 import { createMongoDeliveryQueue } from '../../projections/webhook-deliveries/mongo-delivery-queue.ts';
 import { createMongoWebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
+import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
 import { createDeliveryMetrics } from '../../webhook-dispatcher/delivery-metrics.ts';
 import { createRetryPolicy } from '../../webhook-dispatcher/retry-policy.ts';
 import { startWebhookDispatcher } from '../../webhook-dispatcher/start-webhook-dispatcher.ts';
@@ -78,8 +79,25 @@ const startDispatcher = async (safetyPollMs: number) => {
   }
   position = registeredAt;
   bus = createInProcessEventBus();
-  const logger = pino({ level: 'silent' });
-  dispatcher = await startWebhookDispatcher({
+  dispatcher = await startMongoDispatcher(db, { bus, subscriptions, cipher, safetyPollMs });
+};
+
+/** A dispatcher on the MongoDB stores of `db`, delivering to receivers on loopback. */
+const startMongoDispatcher = async (
+  db: Db,
+  {
+    bus,
+    subscriptions,
+    cipher,
+    safetyPollMs,
+  }: {
+    bus: EventBus;
+    subscriptions: WebhookSubscriptionReadModel;
+    cipher: SecretCipher;
+    safetyPollMs: number;
+  },
+) =>
+  startWebhookDispatcher({
     bus,
     topics,
     subscriptions,
@@ -97,11 +115,10 @@ const startDispatcher = async (safetyPollMs: number) => {
     eventStore: {} as EventStore,
     now: () => new Date(),
     newId: randomUUID,
-    logger,
+    logger: pino({ level: 'silent' }),
     metrics: createDeliveryMetrics(new Registry()),
     safetyPollMs,
   });
-};
 
 /** Waits until the attempt log holds this many attempts: read through another client, not counted. */
 const attemptsLogged = async (reader: Db, count: number) => {
@@ -196,25 +213,10 @@ describe('the webhook dispatcher idle, with its safety poll', () => {
     watched.on('commandStarted', (event) => {
       if (event.commandName === 'find' && event.command['find'] === 'webhook_subscriptions') polls.push(1);
     });
-    poller = await startWebhookDispatcher({
+    poller = await startMongoDispatcher(watchedDb, {
       bus: createInProcessEventBus(),
-      topics,
       subscriptions: await createMongoWebhookSubscriptionReadModel(watchedDb),
-      subscriptionsReached: async () => undefined,
-      reveal: async (json: string) => json,
-      queue: await createMongoDeliveryQueue(watchedDb),
-      log: await createMongoDeliveryLog(watchedDb),
       cipher: createSecretCipher(randomBytes(32)),
-      poster: createWebhookPoster({
-        policy: { allowPrivateNetworks: true },
-        resolve: createHostResolver({ dnsServers: null }),
-      }),
-      retryPolicy: createRetryPolicy(),
-      eventStore: {} as EventStore,
-      now: () => new Date(),
-      newId: randomUUID,
-      logger: pino({ level: 'silent' }),
-      metrics: createDeliveryMetrics(new Registry()),
       safetyPollMs: 200,
     });
     // Past the start (index creation, the look for leftovers): from here on, only the poll.
