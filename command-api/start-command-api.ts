@@ -8,6 +8,7 @@ import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
+import { withAddressCache } from '../identity/address-cache.ts';
 import { createMongoUserStore } from '../identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
@@ -42,7 +43,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   const mongo = await connectMongo(config.mongo);
   const eventStore = countingAppends(openEventLog(config.eventLog), metrics);
   const { db } = mongo;
-  const users = await createMongoUserStore(db);
+  const users = withAddressCache(await createMongoUserStore(db));
   const catalog = await createMongoCatalogStore(db);
   if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
     logger.info('imported the demo catalogue into the empty catalogue');

@@ -9,6 +9,7 @@ import { createSqliteIdempotencyStore } from '../command-api/idempotency/sqlite-
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
+import { withAddressCache } from '../identity/address-cache.ts';
 import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
@@ -78,7 +79,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     metrics,
   );
   const readStore = openDatabase({ path: join(config.dataDir, 'read-store.sqlite') });
-  const users = createSqliteUserStore(readStore);
+  const users = withAddressCache(createSqliteUserStore(readStore));
   const personalDataKeys = resolvePersonalDataKeys(
     config.personalData,
     join(config.dataDir, 'keys', 'personal-data-key'),

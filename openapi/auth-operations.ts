@@ -238,7 +238,8 @@ export const authOperations: ApiOperation[] = [
     operationId: 'removeAddress',
     tag: 'auth',
     summary: 'Remove a stored address',
-    description: 'Orders placed with it keep their copy.',
+    description:
+      'Orders placed with it keep their copy. In the distributed mode, an order placed through another command API within a second of the removal may still use it (each keeps a customer’s addresses for a second).',
     access: accessDescription('removeAddress'),
     params: z.object({ addressId: z.string() }),
     responses: { 204: { description: 'Removed.', headers: { 'Cache-Control': 'no-store' } } },

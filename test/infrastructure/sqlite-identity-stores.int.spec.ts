@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { withAddressCache } from '../../identity/address-cache.ts';
 import { createSqliteRefreshTokenStore } from '../../identity/sqlite-refresh-token-store.ts';
 import { createSqliteUserStore } from '../../identity/sqlite-user-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
@@ -16,4 +17,7 @@ afterAll(() => {
 });
 
 userStoreContract('node:sqlite file', async () => createSqliteUserStore(db));
+userStoreContract('node:sqlite file, addresses cached', async () =>
+  withAddressCache(createSqliteUserStore(db)),
+);
 refreshTokenStoreContract('node:sqlite file', async () => createSqliteRefreshTokenStore(db));
