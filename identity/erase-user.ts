@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { userEvents, type PersonalDataErased } from '../domain/identity/user-events.ts';
 import type { Clock } from '../infrastructure/clock.ts';
+import { createEventCodec } from '../infrastructure/event-sourcing/event-codec.ts';
 import {
   NO_STREAM,
   WrongExpectedRevisionError,
@@ -14,7 +16,10 @@ import type { User, UserStore } from './users.ts';
 
 /** The stream that records a user's erasure: the fact, who and when, and nothing about the person. */
 export const userStreamName = (userId: string) => `user-${userId}`;
-export const personalDataErasedType = 'PersonalDataErased';
+export const personalDataErasedType: PersonalDataErased['type'] = 'PersonalDataErased';
+
+/** The codec of user events: the erasure's event is validated and versioned like every other event. */
+export const userCodec = createEventCodec(userEvents);
 
 /** What an erased user's record holds instead of its e-mail and name; no password opens it. */
 export const anonymousUser = (userId: string): Pick<User, 'email' | 'name' | 'passwordHash'> => ({
@@ -82,6 +87,10 @@ export const createUserErasure = ({
       const user = (await users.anonymise(userId, anonymousUser(userId)))!;
       await sessions.endAll(userId);
       let recorded = true;
+      const { type, data, schemaVersion } = userCodec.encode({
+        type: personalDataErasedType,
+        data: { userId, erasedAt },
+      });
       try {
         await (
           await log()
@@ -90,14 +99,14 @@ export const createUserErasure = ({
           [
             {
               id: randomUUID(),
-              type: personalDataErasedType,
-              data: { userId, erasedAt },
+              type,
+              data,
               metadata: {
                 actor: by.actor,
                 correlationId: by.correlationId,
                 causationId: null,
                 occurredAt: erasedAt,
-                schemaVersion: 1,
+                schemaVersion,
               },
             },
           ],

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { EventStore, GlobalPosition, RecordedEvent } from '../event-store/event-store.ts';
-import { inBatches } from '../event-store/in-batches.ts';
 import type { CheckpointStore } from './checkpoints.ts';
 import { createPositionWaiters, type ProjectionProgress } from './projection-progress.ts';
-import { pause, startProjectionRunner, type ProjectionRunner } from './projection-runner.ts';
+import { followLog } from './follow-log.ts';
+import { startProjectionRunner, type ProjectionRunner } from './projection-runner.ts';
 
 export type ProjectionGroupMember = {
   /** The member's name, in its log lines. */
@@ -195,37 +195,20 @@ export const startProjectionGroup = async ({
     }
   };
 
-  const follow = async () => {
-    const attempt = new AbortController();
-    const subscription = eventStore.subscribeToAll({
-      ...(groupPosition === null ? {} : { after: groupPosition }),
-      signal: AbortSignal.any([stopping.signal, attempt.signal]),
-    });
-    try {
-      for await (const batch of inBatches(subscription, batchSize)) {
-        await applyBatch(batch);
-        if (minBatchIntervalMs > 0 && batch.length > 1 && batch.length < batchSize) {
-          await pause(minBatchIntervalMs, stopping.signal);
-        }
-      }
-    } finally {
-      attempt.abort();
-    }
-  };
-
-  const running = (async () => {
-    while (!stopping.signal.aborted) {
-      try {
-        await follow();
-      } catch (error) {
-        log.error(
-          { err: error, position: groupPosition?.toString() ?? null },
-          'projection group failed; retrying',
-        );
-        await pause(retryDelayMs, stopping.signal);
-      }
-    }
-  })();
+  const running = followLog({
+    eventStore,
+    from: () => groupPosition,
+    onBatch: applyBatch,
+    signal: stopping.signal,
+    batchSize,
+    retryDelayMs,
+    minBatchIntervalMs,
+    onFailure: (error) =>
+      log.error(
+        { err: error, position: groupPosition?.toString() ?? null },
+        'projection group failed; retrying',
+      ),
+  });
 
   log.info(
     { from: groupPosition?.toString() ?? 'start', members: states.map((s) => s.member.name) },

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventStore, GlobalPosition, RecordedEvent } from '../event-store/event-store.ts';
-import { inBatches } from '../event-store/in-batches.ts';
 import type { CheckpointStore } from './checkpoints.ts';
+import { followLog } from './follow-log.ts';
 import { createPositionWaiters, type ProjectionProgress } from './projection-progress.ts';
 
 export type ProjectionRunnerOptions = {
@@ -32,19 +32,6 @@ export type ProjectionRunner = ProjectionProgress & {
   stop(): Promise<void>;
 };
 
-/** Waits ms, or less when the signal aborts: stopping never waits out a pause. */
-export const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 /**
  * Follows the log from the stored checkpoint and applies it batch by batch, storing the checkpoint after
  * each batch. A crash between applying and storing replays that batch, which changes nothing (the read
@@ -67,43 +54,24 @@ export const startProjectionRunner = async ({
   const waiters = createPositionWaiters(() => position);
   const log = logger.child({ projection: name });
 
-  const follow = async () => {
-    const after = position ?? undefined;
-    // Ends this attempt's subscription however the attempt ends: stopped, or failed and about to retry.
-    const attempt = new AbortController();
-    const subscription = eventStore.subscribeToAll({
-      ...(after === undefined ? {} : { after }),
-      signal: AbortSignal.any([stopping.signal, attempt.signal]),
-    });
-    try {
-      for await (const batch of inBatches(subscription, batchSize)) {
-        await apply(batch);
-        const last = batch.at(-1)!.position;
-        await checkpoints.save(checkpoint, last);
-        position = last;
-        waiters.advanced();
-        onAdvanced?.(last);
-        // Several events in a batch mean appends are streaming in: let the next ones gather. A lone event
-        // (a quiet log) does not hold back the next one, nor does a backlog, read in full batches.
-        if (minBatchIntervalMs > 0 && batch.length > 1 && batch.length < batchSize) {
-          await pause(minBatchIntervalMs, stopping.signal);
-        }
-      }
-    } finally {
-      attempt.abort();
-    }
-  };
-
-  const running = (async () => {
-    while (!stopping.signal.aborted) {
-      try {
-        await follow();
-      } catch (error) {
-        log.error({ err: error, position: position?.toString() ?? null }, 'projection failed; retrying');
-        await pause(retryDelayMs, stopping.signal);
-      }
-    }
-  })();
+  const running = followLog({
+    eventStore,
+    from: () => position,
+    signal: stopping.signal,
+    batchSize,
+    retryDelayMs,
+    minBatchIntervalMs,
+    async onBatch(batch) {
+      await apply(batch);
+      const last = batch.at(-1)!.position;
+      await checkpoints.save(checkpoint, last);
+      position = last;
+      waiters.advanced();
+      onAdvanced?.(last);
+    },
+    onFailure: (error) =>
+      log.error({ err: error, position: position?.toString() ?? null }, 'projection failed; retrying'),
+  });
 
   log.info({ from: position?.toString() ?? 'start' }, 'projection following the log');
   return {

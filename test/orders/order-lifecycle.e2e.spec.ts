@@ -134,6 +134,58 @@ describe('the order lifecycle over HTTP (spec section 3)', () => {
     expect(await eventTypes(orderId)).toEqual(['OrderPlaced']);
   });
 
+  it('ships with the details given: the answer, a later GET and the event carry them, the missing ones null', async () => {
+    const orderId = await orderIn('confirm');
+    const shipped = await staff.post(`/orders/${orderId}/ship`, {
+      carrier: 'DHL',
+      trackingUrl: 'https://www.dhl.example/track?id=JD0001',
+    });
+    expect(shipped.status).toBe(200);
+    const shipment = {
+      carrier: 'DHL',
+      trackingNumber: null,
+      trackingUrl: 'https://www.dhl.example/track?id=JD0001',
+      shippedAt: service.clock.now().toISOString(),
+    };
+    const answer = (await shipped.json()) as OrderBody & { shipment?: unknown };
+    expect(answer.shipment).toEqual(shipment);
+    const read = await staff.get(`/orders/${orderId}`, {
+      'Consistency-Token': shipped.headers.get('consistency-token')!,
+    });
+    expect(((await read.json()) as { shipment?: unknown }).shipment).toEqual(shipment);
+    expect(read.headers.get('etag')).toBe(shipped.headers.get('etag'));
+    const events = (await (await auditor.get(`/orders/${orderId}/events`)).json()) as {
+      type: string;
+      version: number;
+      data: Record<string, unknown>;
+    }[];
+    expect(events.at(-1)).toMatchObject({
+      type: 'OrderShipped',
+      version: 2,
+      data: { carrier: 'DHL', trackingNumber: null, trackingUrl: shipment.trackingUrl },
+    });
+  });
+
+  it('refuses ship details that break its rules, every problem at once, and ships nothing', async () => {
+    const orderId = await orderIn('confirm');
+    const refused = await staff.post(`/orders/${orderId}/ship`, {
+      carrier: '',
+      trackingNumber: 'x'.repeat(201),
+      trackingUrl: 'http://tracking.example/1',
+      eta: 'tomorrow',
+    });
+    expect(refused.status).toBe(400);
+    expect((await problemOf(refused)).errors?.map((error) => error.field).sort()).toEqual([
+      'carrier',
+      'eta',
+      'trackingNumber',
+      'trackingUrl',
+    ]);
+    expect(await eventTypes(orderId)).toEqual(['OrderPlaced', 'OrderConfirmed']);
+    const order = (await (await staff.get(`/orders/${orderId}`)).json()) as { status: string };
+    expect(order).not.toHaveProperty('shipment');
+  });
+
   it('records who acted and the request it came from in every event', async () => {
     const orderId = await orderIn();
     await staff.post(`/orders/${orderId}/confirm`, undefined, { 'X-Request-Id': 'support-ticket-4711' });
