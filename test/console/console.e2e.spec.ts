@@ -467,6 +467,16 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       ]);
       expect(shown, `revision ${revision}`).toEqual(expected);
     }
+    // Each table of changes stays in its column (the shipment's one long value included), not under the state.
+    const overflowing = await page.locator('.timeline-entry section.changes').evaluateAll((sections) =>
+      sections
+        .filter((section) => {
+          const table = section.querySelector('table.diff');
+          return table && table.getBoundingClientRect().right > section.getBoundingClientRect().right + 1;
+        })
+        .map((section) => section.closest('.timeline-entry')!.getAttribute('data-revision')),
+    );
+    expect(overflowing, 'revisions whose table of changes overflows its column').toEqual([]);
     expect(await page.getByRole('button', { name: /Confirm|Ship|Cancel|Record payment|Retry/ }).count()).toBe(
       0,
     );
