@@ -50,12 +50,13 @@ export type CatalogStore = {
   /**
    * Writes products and categories in one go: new ones are added, existing ones (same id) replaced; with
    * `replace`, products and categories absent from the import are removed. Advances the revision, and
-   * records a purge of the Surrogate-Keys whose responses changed (none when nothing did): those keys.
+   * records a purge of the Surrogate-Keys whose responses changed (none when nothing did): those keys, and
+   * the ids of the products it removed (only `replace` removes any), in increasing order.
    */
   importCatalog(
     catalog: { products: Product[]; categories: Category[] },
     options: { replace: boolean },
-  ): Promise<{ purgeKeys: string[] }>;
+  ): Promise<{ purgeKeys: string[]; removedProductIds: number[] }>;
   /** All products, by id. */
   listProducts(): Promise<Product[]>;
   getProduct(id: number): Promise<Product | null>;

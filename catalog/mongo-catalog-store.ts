@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { foldForSearch, type CatalogStore, type Product } from './catalog.ts';
 import { createMongoPurgeOutbox } from './mongo-purge-outbox.ts';
-import { catalogAfterImport, changedSurrogateKeys } from './purge-keys.ts';
+import { catalogAfterImport, changedSurrogateKeys, removedProductIds } from './purge-keys.ts';
 
 /** `stock` is absent from documents written before products had stock: not tracked. */
 type ProductDocument = Omit<Product, 'id' | 'stock'> & {
@@ -46,6 +46,7 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
         { replace },
       );
       const purgeKeys = changedSurrogateKeys(before, after);
+      const removed = removedProductIds(before, after);
       const purge = await purges.prepare(purgeKeys);
       if (importedCategories.length > 0) {
         await categories.bulkWrite(
@@ -73,7 +74,7 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
       }
       await revisions.updateOne({ _id: 'catalog' }, { $set: { revision: randomUUID() } }, { upsert: true });
       await purges.release(purge);
-      return { purgeKeys };
+      return { purgeKeys, removedProductIds: removed };
     },
     listProducts,
     async getProduct(id) {

@@ -22,6 +22,15 @@ export const catalogAfterImport = (
   };
 };
 
+/** The ids of the products an import removed (present before, absent after), in increasing order. */
+export const removedProductIds = (before: CatalogContents, after: CatalogContents): number[] => {
+  const kept = new Set(after.products.map((p) => p.id));
+  return before.products
+    .map((p) => p.id)
+    .filter((id) => !kept.has(id))
+    .sort((a, b) => a - b);
+};
+
 const byId = <T extends { id: number | string }>(items: readonly T[]) =>
   [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 

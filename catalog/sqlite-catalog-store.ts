@@ -8,7 +8,7 @@ import {
   type Product,
   type ProductSummary,
 } from './catalog.ts';
-import { catalogAfterImport, changedSurrogateKeys } from './purge-keys.ts';
+import { catalogAfterImport, changedSurrogateKeys, removedProductIds } from './purge-keys.ts';
 import { createSqlitePurgeOutbox } from './sqlite-purge-outbox.ts';
 
 const schema = `
@@ -94,6 +94,7 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
           { replace },
         );
         const purgeKeys = changedSurrogateKeys(before, after);
+        const removed = removedProductIds(before, after);
         if (replace) {
           db.exec('DELETE FROM catalog_products');
           db.exec('DELETE FROM catalog_categories');
@@ -112,7 +113,7 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
         }
         bumpRevision.run();
         purges.record(purgeKeys);
-        return { purgeKeys };
+        return { purgeKeys, removedProductIds: removed };
       });
     },
     async listProducts() {

@@ -17,6 +17,11 @@ const purgeLine = (keys: string[]) => {
   return `responses changed, to be purged from caches by Surrogate-Key: ${shown}${keys.length > 10 ? ` (and ${keys.length - 10} more)` : ''}`;
 };
 
+/** What --replace removed, never silently: a file of one product leaves one product. */
+const removedLine = (ids: number[]) =>
+  `removed ${counted(ids.length, 'product')} the file does not list: ${ids.slice(0, 10).join(' ')}` +
+  (ids.length > 10 ? ` (and ${ids.length - 10} more)` : '');
+
 export const catalogCommands: Record<string, (args: string[], context: CommandContext) => Promise<void>> = {
   async 'catalog:import'(args, context) {
     let parsed;
@@ -47,11 +52,12 @@ export const catalogCommands: Record<string, (args: string[], context: CommandCo
       throw error;
     }
     const replace = parsed.values.replace === true;
-    const { purgeKeys } = await context.stores.catalog.importCatalog(catalog, { replace });
+    const { purgeKeys, removedProductIds } = await context.stores.catalog.importCatalog(catalog, { replace });
     context.out(
       `imported ${counted(catalog.products.length, 'product')} in ${counted(catalog.categories.length, 'category', 'categories')} ` +
         `(${replace ? 'replacing the catalogue' : 'added or updated'}) into the ${context.stores.description}`,
     );
+    if (removedProductIds.length > 0) context.out(removedLine(removedProductIds));
     context.out(purgeLine(purgeKeys));
   },
 };

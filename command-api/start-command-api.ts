@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 import { commandModules } from './command-modules.ts';
+import { checkPortAvailable } from '../infrastructure/http/listen.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
@@ -39,6 +40,8 @@ export type CommandApiDeps = {
  * and the webhook retry state (for an admin's retry) are in MongoDB.
  */
 export const startCommandApi = async ({ config, logger, clock, announce }: CommandApiDeps) => {
+  // A port it cannot listen on stops the start before the demo catalogue is imported into MongoDB.
+  await checkPortAvailable(config.port, config.host);
   const metrics = createMetricsRegistry();
   const mongo = await connectMongo(config.mongo);
   const eventStore = countingAppends(openEventLog(config.eventLog), metrics);

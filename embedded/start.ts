@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { commandModules } from '../command-api/command-modules.ts';
 import { queryModules } from '../query-api/query-modules.ts';
+import { checkPortAvailable } from '../infrastructure/http/listen.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
 import { createSqliteCatalogStore } from '../catalog/sqlite-catalog-store.ts';
@@ -55,10 +56,15 @@ export type RunningService = { url: string; stop: () => Promise<void> };
  *
  * A DATA_DIR it cannot write (read-only, full, forbidden) stops the start with a StartupError naming it
  * and the cause, before anything is opened there, or when a store fails so while starting. So does a port
- * it cannot listen on (taken, privileged), before the demo users are made: their passwords, shown once, are
- * never shown by a start that then fails.
+ * it cannot listen on (taken, privileged), found out first: a start that fails so makes nothing, neither the
+ * stores nor the demo catalogue nor the demo users (whose passwords, shown once, would be lost). The demo
+ * users are made only once the port is really bound, too.
  */
 export const startEmbedded = async (deps: EmbeddedDeps): Promise<RunningService> => {
+  // A port it cannot listen on stops the start before DATA_DIR is touched: nothing seeded, nothing made.
+  await checkPortAvailable(deps.config.port, deps.config.host).catch((error: unknown) => {
+    throw listenStartupError(error) ?? error;
+  });
   checkDataDirWritable(deps.config.dataDir);
   const tightened = ownerOnlyDataDir(deps.config.dataDir);
   if (tightened) deps.logger.warn(tightened);

@@ -156,6 +156,15 @@ const listenShared = async (
   }
 };
 
+/**
+ * Rejects as listening would (EADDRINUSE, EACCES, EADDRNOTAVAIL) when the port cannot be had, so that a
+ * process can find out before it opens or makes anything: a start on a taken port then leaves no trace
+ * (no store, no demo catalogue, no demo users). Port 0 can always be had.
+ */
+export const checkPortAvailable = async (port: number, host: string): Promise<void> => {
+  if (port !== 0) await freeToBind(port, host);
+};
+
 /** Binds and closes a plain listener: the port it got (port 0 picks), or EADDRINUSE. */
 const freeToBind = (port: number, host: string) =>
   new Promise<number>((resolve, reject) => {

@@ -44,11 +44,15 @@ describe('npm run admin -- catalog:import (the admin backend of spec section 1)'
     expect((await fetch(`${service.url}/products/1001`)).status).toBe(200);
   });
 
-  it('with --replace, removes what the file does not list', async () => {
+  it('with --replace, removes what the file does not list, and says how many it removed', async () => {
     const result = await runAdmin(['catalog:import', '--replace', writeCatalog('only.json', [teapot])], {
       DATA_DIR: service.dataDir,
     });
     expect(result.code, result.stderr).toBe(0);
+    // Never silently: the 60 demo products (1001 to 1060) are gone, and the output says so.
+    expect(result.stdout).toContain(
+      'removed 60 products the file does not list: 1001 1002 1003 1004 1005 1006 1007 1008 1009 1010 (and 50 more)\n',
+    );
     expect(await (await fetch(`${service.url}/products`)).json()).toEqual([
       { id: 4242, name: 'Cast-iron teapot' },
     ]);
@@ -94,6 +98,7 @@ describe('npm run admin -- catalog:import (the admin backend of spec section 1)'
     ]);
     const changed = await runAdmin(['catalog:import', repriced], { DATA_DIR: service.dataDir });
     expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).not.toContain('removed');
     expect(changed.stdout).toContain('to be purged from caches by Surrogate-Key: product-4242 products\n');
   });
 });

@@ -113,11 +113,12 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect(await store.countProducts()).toBe(4);
     });
 
-    it('with replace, removes products and categories absent from the import', async () => {
-      await store.importCatalog(
+    it('with replace, removes products and categories absent from the import, and says which products', async () => {
+      const { removedProductIds } = await store.importCatalog(
         { products: [product(2, 'Watering Can', 'garden')], categories: [garden] },
         { replace: true },
       );
+      expect(removedProductIds).toEqual([1, 3, 4]);
       expect((await store.listProducts()).map((p) => p.id)).toEqual([2]);
       expect(await store.listCategories()).toEqual([garden]);
     });
@@ -163,7 +164,10 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect(await store.purges.claim(pending!.id, { owner: 'a', ...lease })).toBe(true);
       expect(await store.purges.settle(pending!.id, 'a', { status: 'sent', at: now })).toBe(true);
 
-      expect(await store.importCatalog(first, { replace: false })).toEqual({ purgeKeys: [] });
+      expect(await store.importCatalog(first, { replace: false })).toEqual({
+        purgeKeys: [],
+        removedProductIds: [],
+      });
       expect(await store.purges.due({ now, limit: 10 })).toEqual([]);
     });
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,7 +119,7 @@ describe('the embedded default as a process (npm start)', () => {
     expect(await exited).toBe(0);
   });
 
-  it('fails on a taken port with one line naming it (exit 69), before making demo users', async () => {
+  it('fails on a taken port with one line naming it (exit 69), before making anything', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'embedded-port-taken-'));
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -133,6 +133,8 @@ describe('the embedded default as a process (npm start)', () => {
       expect(stderr).toBe(
         `failed to start: cannot listen on 127.0.0.1:${port}: the port is in use (set PORT)\n`,
       );
+      // Nothing was seeded or made: no event log, no read store (demo catalogue, demo users), no keys.
+      expect(readdirSync(fresh)).toEqual([]);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
       // The next start, on a port that is free, is the first to make the demo users and shows them.

@@ -67,6 +67,7 @@ describe('a purge left preparing by an import that died midway', () => {
     const old = (await store.getProduct(77))!;
     expect(await store.importCatalog({ products: [old], categories: [] }, { replace: false })).toEqual({
       purgeKeys: [],
+      removedProductIds: [],
     });
     expect(await pendingIds()).toContain('00000000-0000-7000-8000-000000000000');
   });
