@@ -31,7 +31,7 @@ const clientOf = (request: Request): TokenClient => ({
   userAgent: request.get('User-Agent')?.slice(0, 200) ?? null,
 });
 
-/** Token responses are never stored by anyone (spec 5.6); Pragma for HTTP/1.0 caches. */
+/** Token responses are never stored by anyone; Pragma for HTTP/1.0 caches. */
 const sendTokens = (response: Response, tokens: TokenResponse) => {
   response.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json(tokens);
 };

@@ -8,7 +8,7 @@ import type { Role } from './roles.ts';
 import type { Sessions } from './sessions.ts';
 import type { UserStore } from './users.ts';
 
-/** The body of a successful token response (decisions.md, "Auth endpoints"). */
+/** The body of a successful token response (docs/users-and-tokens.md). */
 export type TokenResponse = {
   access_token: string;
   token_type: 'Bearer';

@@ -21,7 +21,7 @@ export const identityErrors: ErrorMapper = (error) =>
 const text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
-/** The address object of spec section 2.1, country validated against ISO 3166-1 alpha-2. */
+/** A stored address's fields, country validated against ISO 3166-1 alpha-2. */
 export const addressSchema = z.strictObject({
   street: text(200),
   city: text(100),

@@ -95,7 +95,7 @@ export const cursorLinksSchema = z
   })
   .meta({ id: 'CursorLinks' });
 
-/** The page variant of the paginated envelope (spec 2.4). */
+/** The page variant of the paginated envelope. */
 export const pageOf = (item: z.ZodType, id: string) =>
   z
     .strictObject({
@@ -104,7 +104,7 @@ export const pageOf = (item: z.ZodType, id: string) =>
     })
     .meta({ id, description: 'Paginated envelope, page variant (`?page=&perPage=`).' });
 
-/** The cursor variant of the paginated envelope (spec 2.4). */
+/** The cursor variant of the paginated envelope. */
 export const cursorPageOf = (item: z.ZodType, id: string) =>
   z
     .strictObject({

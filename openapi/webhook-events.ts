@@ -66,7 +66,7 @@ const events = [
   },
 ];
 
-/** The requests the service sends to subscribers (spec 6), in the document's `webhooks` section. */
+/** The requests the service sends to subscribers, in the document's `webhooks` section. */
 export const registerWebhookEvents = (registry: OpenAPIRegistry): void => {
   for (const { name, summary, body } of events) {
     registry.registerWebhook({

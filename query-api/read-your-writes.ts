@@ -6,7 +6,7 @@ import type { ProjectionProgress } from '../infrastructure/event-sourcing/projec
 export const consistencyTokenFormat = /^\d{1,40}$/;
 
 /**
- * Read your writes (decisions.md): a query that sends back the Consistency-Token of a command's answer
+ * Read your writes (docs/orders.md): a query that sends back the Consistency-Token of a command's answer
  * waits until the read models have reached that position in the log, at most `timeoutMs`; then 503 with
  * Retry-After. Without the header the query answers at once.
  */

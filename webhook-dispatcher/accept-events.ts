@@ -10,7 +10,7 @@ import {
 } from '../projections/webhook-deliveries/delivery-queue.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 
-/** The webhook request body (decisions.md): `{type, timestamp, data}`. */
+/** The webhook request body (docs/webhooks.md): `{type, timestamp, data}`. */
 export const webhookBody = (type: string, timestamp: string, data: unknown): string =>
   JSON.stringify({ type, timestamp, data });
 

@@ -15,7 +15,7 @@ export const parseRetryAfter = (value: string | null, now: Date): number | null 
 };
 
 /**
- * When a failed delivery is tried again (decisions.md, Webhooks): exponential backoff with jitter on a
+ * When a failed delivery is tried again (docs/webhooks.md): exponential backoff with jitter on a
  * configurable schedule, then dead-lettered; 429 and 503 wait as long as Retry-After asks.
  */
 export const createRetryPolicy = ({

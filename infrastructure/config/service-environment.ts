@@ -152,7 +152,7 @@ export const processEnvironment = (defaultPort: number) => ({
 });
 
 /**
- * The public address and problem type base of an HTTP API ({base_url} and {error_type_base} of the spec).
+ * The public address and problem type base of an HTTP API (what links and problem types are built on).
  * Required: both APIs of the distributed mode must agree on it (it is also the tokens' default issuer).
  */
 export const publicAddressEnvironment = {

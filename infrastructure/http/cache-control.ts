@@ -4,7 +4,7 @@ import type { CachePolicy } from './http-module.ts';
 import { isUnderAny } from './path-prefixes.ts';
 
 /**
- * Spec section 4.7 as decisions.md resolves it, for one response about to send its headers:
+ * The caching rules of docs/caching.md, for one response about to send its headers:
  *  0. a 5xx is never stored by anyone: no-store;
  *  1. a method other than GET or HEAD: no-store;
  *  2. the features' private paths (/auth/, /users/me, /orders): private, no-cache (over anything the

@@ -28,7 +28,7 @@ export type HttpAppOptions = {
   problems: ProblemSettings;
   logger: Logger;
   routers: readonly Router[];
-  /** The paths whose answers are private to the caller, or public (spec 4.7). */
+  /** The paths whose answers are private to the caller, or public (docs/caching.md). */
   cachePolicy?: CachePolicy;
   /** The process's metrics registry: request durations go in, GET /metrics serves it. */
   metrics: Registry;

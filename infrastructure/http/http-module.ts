@@ -3,7 +3,7 @@ import type { ReadinessCheck } from '../operations/readiness.ts';
 import type { ErrorMapper } from './problem-details.ts';
 
 /**
- * Which paths' answers a shared cache may keep (spec 4.7): a feature names its own. A prefix covers itself
+ * Which paths' answers a shared cache may keep (docs/caching.md): a feature names its own. A prefix covers itself
  * and what is below it (`/orders` covers `/orders/1`, not `/ordersfoo`); one ending in `/` is taken as is.
  */
 export type CachePolicy = {

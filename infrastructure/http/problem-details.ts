@@ -6,7 +6,7 @@ import { storageFailureOf } from '../storage/storage-failure.ts';
 import { ApiError, UnauthorizedError, type FieldError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
 
-/** RFC 9457 problem details, as spec section 2.3 lists them; extension members ride along. */
+/** RFC 9457 problem details, with the members docs/orders.md lists; extension members ride along. */
 export type ProblemDetails = {
   type: string;
   title: string;

@@ -8,7 +8,7 @@ export const positiveInt = (max: number) =>
     .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`))
     .meta({ description: `A whole number from 1 to ${max}.` });
 
-/** The query parameters of both envelope variants (decisions.md, Pagination envelope). */
+/** The query parameters of both envelope variants (docs/orders.md). */
 export const paginationQuery = {
   page: positiveInt(1_000_000).optional(),
   perPage: positiveInt(100).prefault('20'),

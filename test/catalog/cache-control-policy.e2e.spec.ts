@@ -14,7 +14,7 @@ afterAll(() => service.stop());
 const cacheControlOf = async (path: string, method = 'GET') =>
   (await fetch(`${service.url}${path}`, { method })).headers.get('cache-control');
 
-describe('the Cache-Control rules of spec 4.7, on every response, errors included', () => {
+describe('the Cache-Control rules of docs/caching.md, on every response, errors included', () => {
   it('rule 1: a method other than GET and HEAD is never stored, whatever the path', async () => {
     expect(await cacheControlOf('/products', 'POST')).toBe('no-store');
     expect(await cacheControlOf('/products/1001', 'DELETE')).toBe('no-store');

@@ -23,7 +23,7 @@ const teapot = {
   category: 'Coffee & Tea',
 };
 
-describe('npm run admin -- catalog:import (the admin backend of spec section 1)', () => {
+describe('npm run admin -- catalog:import (the admin backend of the catalogue)', () => {
   it('adds and updates products in the store of a running service, which serves them at once', async () => {
     const etagBefore = (await fetch(`${service.url}/products`)).headers.get('etag');
     const result = await runAdmin(['catalog:import', writeCatalog('add.json', { products: [teapot] })], {

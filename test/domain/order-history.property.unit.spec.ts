@@ -9,7 +9,7 @@ import type { OrderCommand, OrderStatus } from '../../domain/orders/order.ts';
 import { at, line, noShipmentDetails, orderId, placeOrder } from '../support/order-fixtures.ts';
 
 /**
- * The lifecycle of service spec section 3, written out independently of the decider:
+ * The order lifecycle, written out independently of the decider:
  * which status each event moves an order to, from which statuses.
  */
 const legalMoves: Record<OrderEvent['type'], { from: (OrderStatus | 'none')[]; to: OrderStatus | 'same' }> = {

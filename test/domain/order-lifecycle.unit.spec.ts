@@ -50,7 +50,7 @@ const specTable: { from: OrderStatus; action: Exclude<OrderAction, 'record-payme
   { from: 'cancelled', action: 'cancel', allowed: false },
 ];
 
-// Every other move skips or reverses a step of the lifecycle, which the spec's order forbids.
+// Every other move skips or reverses a step of the lifecycle, which the lifecycle forbids.
 const outOfOrder: { from: OrderStatus; action: Exclude<OrderAction, 'record-payment'> }[] = [
   { from: 'pending', action: 'ship' },
   { from: 'pending', action: 'deliver' },

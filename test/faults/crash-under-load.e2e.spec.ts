@@ -55,7 +55,7 @@ const subscribedEvents = new Set([
   'OrderCancelled',
 ]);
 
-/** The lifecycle of spec section 3, written out again here: which status each event leads to, from where. */
+/** The order lifecycle, written out again here: which status each event leads to, from where. */
 const lifecycle: Record<string, { from: readonly string[]; to: string | null }> = {
   OrderPlaced: { from: ['none'], to: 'pending' },
   OrderConfirmed: { from: ['pending'], to: 'confirmed' },

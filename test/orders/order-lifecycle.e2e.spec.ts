@@ -33,7 +33,7 @@ const orderIn = async (...actions: string[]) => {
   return order.id;
 };
 
-describe('the order lifecycle over HTTP (spec section 3)', () => {
+describe('the order lifecycle over HTTP', () => {
   it('moves pending -> confirmed -> shipped -> delivered, each answer the order after the command', async () => {
     const { order } = await customer.placeOrder();
     let lastToken = 0n;

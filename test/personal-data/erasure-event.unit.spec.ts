@@ -8,7 +8,7 @@ import type { EventStore } from '../../infrastructure/event-store/event-store.ts
 import { createSqliteEventStore } from '../../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 
-// The erasure's event is an event like any other (decisions.md, "Events keep their meaning"): it has a zod
+// The erasure's event is an event like any other: it has a zod
 // schema per version in domain/, is written through the event codec with its version in the metadata, and
 // reads back through the same codec.
 

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { neverShedPaths } from '../load-shedding.ts';
 import { problemKinds, type ProblemKind } from '../problem-kinds.ts';
 
-/** The four business tags of spec section 1, and one for what operators and tools use. */
+/** The four business tags of the API, and one for what operators and tools use. */
 export type ApiTag = 'orders' | 'products' | 'auth' | 'webhooks' | 'operations';
 
 type HeaderSchema = { type: 'string'; pattern?: string; const?: string; format?: string };
