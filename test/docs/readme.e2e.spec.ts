@@ -181,9 +181,12 @@ describe.skipIf(missingTools.length > 0)('README.md, run as written', () => {
           service = startBackground(block, env);
           const started = service;
           await pollUntil(
-            `GET /health of the service started at ${where(block)}`,
+            `the demo users and GET /health of the service started at ${where(block)}`,
             async () => {
               if (started.ended()) throw new Error(`${where(block)} ended:\n${tail(started.output())}`);
+              // As a newcomer would: the tour begins once the first start has printed the demo users,
+              // which it does just after the port answers.
+              if (!started.output().includes('Demo users were created')) return false;
               try {
                 return (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
               } catch {
