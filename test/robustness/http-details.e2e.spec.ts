@@ -34,8 +34,16 @@ describe('HTTP details', () => {
       '/docs/start.js',
     ];
 
+    /** The console's assets, as its page names them (a version, then a file, in a folder or not). */
+    const consoleAssets = async () => {
+      const page = await (await fetch(`${service.url}/console`)).text();
+      const assets = [...page.matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+      expect(assets).toEqual(expect.arrayContaining([expect.stringMatching(/\/vendor\//)]));
+      return assets;
+    };
+
     it('for each, with OPTIONS in Allow and nothing cached', async () => {
-      for (const path of paths()) {
+      for (const path of [...paths(), ...(await consoleAssets())]) {
         const options = await fetch(`${service.url}${path}`, { method: 'OPTIONS' });
         expect(options.status, path).toBe(204);
         const allow = options.headers.get('allow')!;
