@@ -100,7 +100,13 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     tag: 'operations',
     summary: 'The interactive API reference (served by the service itself; works offline)',
     responses: {
-      200: { description: 'An HTML page.', body: z.string(), contentType: 'text/html' },
+      200: {
+        description: 'An HTML page.',
+        body: z.string(),
+        contentType: 'text/html',
+        headers: { ETag: true, 'Cache-Control': 'public, no-cache' },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
     },
   },
   {
