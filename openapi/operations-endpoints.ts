@@ -10,6 +10,12 @@ const checks = z
   });
 
 /** What operators and tools use: liveness, readiness, metrics, this document and the problem type pages. */
+/**
+ * The console's scripts, styles and icon (query-api/console): served with GET, left out of the document
+ * like the reference page's assets. A file may sit in a folder (vendor/preact.js).
+ */
+export const consoleAssetPaths = ['/console/assets/{version}/{file*}'];
+
 export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] => [
   {
     method: 'get',
@@ -94,7 +100,13 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     tag: 'operations',
     summary: 'The interactive API reference (served by the service itself; works offline)',
     responses: {
-      200: { description: 'An HTML page.', body: z.string(), contentType: 'text/html' },
+      200: {
+        description: 'An HTML page.',
+        body: z.string(),
+        contentType: 'text/html',
+        headers: { ETag: true, 'Cache-Control': 'public, no-cache' },
+      },
+      304: { description: 'Not modified.', headers: { ETag: true } },
     },
   },
   {

@@ -92,10 +92,19 @@ export const eventSchema = z
 
 const orderPath = z.object({ orderId: z.uuid() });
 
+/** RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since, then If-None-Match; each failing is a 412. */
 const ifMatch = z.object({
   'If-Match': z.string().optional().meta({
     description:
       'The ETag you last read: the command applies only if the order is still that version (412 otherwise).',
+  }),
+  'If-Unmodified-Since': z.string().optional().meta({
+    description:
+      'An HTTP-date, used when If-Match is absent: the command applies only if the order has not changed since (its updatedAt; 412 otherwise). A value that is not an HTTP-date is ignored.',
+  }),
+  'If-None-Match': z.string().optional().meta({
+    description:
+      '`*`, or a list naming the order’s current ETag, answers 412: the order exists. Other tags are ignored.',
   }),
 });
 

@@ -5,7 +5,7 @@ import { createRouter } from '../infrastructure/http/router.ts';
 import { apiDocsAssetPaths, apiDocsRoutes } from '../infrastructure/http/openapi/docs-routes.ts';
 import { authOperations } from './auth-operations.ts';
 import { problemBodies } from './common-schemas.ts';
-import { operationsEndpoints } from './operations-endpoints.ts';
+import { consoleAssetPaths, operationsEndpoints } from './operations-endpoints.ts';
 import { orderOperations } from './order-operations.ts';
 import { productOperations } from './product-operations.ts';
 import { serviceIndexRoutes } from './service-index.ts';
@@ -114,6 +114,6 @@ export const documentSettingsOf = (config: {
 export const serviceDocsRoutes = (settings: DocumentSettings) => {
   const document = createServiceDocument(settings);
   const router = createRouter();
-  router.use(allowedMethods({ paths: document.paths ?? {} }, apiDocsAssetPaths));
+  router.use(allowedMethods({ paths: document.paths ?? {} }, [...apiDocsAssetPaths, ...consoleAssetPaths]));
   return router.use(apiDocsRoutes(document)).use(serviceIndexRoutes());
 };

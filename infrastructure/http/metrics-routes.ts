@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import type { Registry } from 'prom-client';
+import { requirePreconditionsWithoutValidators } from './representation.ts';
 import { createRouter } from './router.ts';
 
 /**
@@ -26,7 +27,8 @@ export const metricsRoutes = (
     text.catch(() => (last = undefined));
     return text;
   };
-  router.get('/metrics', async (_request, response) => {
+  router.get('/metrics', async (request, response) => {
+    requirePreconditionsWithoutValidators(request);
     const text = await render();
     response.set({ 'Cache-Control': 'no-store', 'Content-Type': registry.contentType }).send(text);
   });

@@ -5,6 +5,7 @@ import { ConcurrencyExhaustedError } from '../event-sourcing/command-handler.ts'
 import { storageFailureOf } from '../storage/storage-failure.ts';
 import { ApiError, UnauthorizedError, type FieldError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
+import { requirePreconditionsWithoutValidators } from './representation.ts';
 
 /** RFC 9457 problem details, with the members docs/orders.md lists; extension members ride along. */
 export type ProblemDetails = {
@@ -190,5 +191,6 @@ export const problemTypeDocs: RequestHandler = (request, response, next) => {
   const kind = request.params['kind'] as string;
   if (!Object.hasOwn(problemKinds, kind)) return next();
   const { status, title, description } = problemKinds[kind as ProblemKind];
+  requirePreconditionsWithoutValidators(request);
   response.set('Cache-Control', 'public, max-age=86400').json({ kind, status, title, description });
 };

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import { createRouter } from './router.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { ApiError } from './api-error.ts';
+import { requirePreconditionsWithoutValidators } from './representation.ts';
 
 /** Seconds a load balancer or orchestrator is asked to wait before probing again after a 503. */
 const retryAfterSeconds = 5;
@@ -13,7 +14,7 @@ const retryAfterSeconds = 5;
  */
 export const readinessRoutes = (readiness: Readiness): Router => {
   const router = createRouter();
-  router.get('/ready', async (_request, response) => {
+  router.get('/ready', async (request, response) => {
     const { ready, checks } = await readiness.check();
     if (!ready) {
       throw new ApiError('not-ready', 'A dependency is unreachable, or the read models trail the log.', {
@@ -21,6 +22,8 @@ export const readinessRoutes = (readiness: Readiness): Router => {
         headers: { 'Retry-After': String(retryAfterSeconds), 'Cache-Control': 'no-store' },
       });
     }
+    // Preconditions apply to the 200 only: a 503 says what it says whatever the request asked.
+    requirePreconditionsWithoutValidators(request);
     response.set('Cache-Control', 'no-store').json({ status: 'ready', checks });
   });
   return router;

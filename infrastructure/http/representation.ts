@@ -120,6 +120,18 @@ export const noneMatchHolds = (request: Request, currentEtag: string): boolean =
 export const preconditionFailed = (detail: string): ApiError => new ApiError('precondition-failed', detail);
 
 /**
+ * For a GET answered without validators (health, readiness, metrics, problem type pages): If-Match holds
+ * only as `*` (RFC 9110, section 13.1.1: no entity tag matches a response that has none), and
+ * If-Unmodified-Since has no date to compare with. Throws 412 when If-Match does not hold.
+ */
+export const requirePreconditionsWithoutValidators = (request: Request): void => {
+  const ifMatch = request.get('If-Match');
+  if (ifMatch !== undefined && ifMatch.trim() !== '*') {
+    throw preconditionFailed('This resource has no version: only If-Match: * holds for it.');
+  }
+};
+
+/**
  * Last-Modified is never later than the response's Date (RFC 9110, section 8.8.2.1), whichever clock stamped
  * the resource. Node writes a Date from a cache refreshed every second: for a resource changed within the
  * last second, this response's Date is written here, from the same reading of the system clock.

@@ -4,12 +4,15 @@ import { ApiError } from '../../infrastructure/http/api-error.ts';
 /** Where the console sends its commands when the process serving it forwards them to the command API. */
 export const commandForwardPath = '/console/command';
 
-/** The commands of the public API the console sends, and nothing else: any other path answers 404. */
-const commandPaths = [
-  /^\/orders\/[\w-]{1,64}\/(?:confirm|ship|deliver|cancel|payments)$/,
-  /^\/webhooks\/[\w-]{1,64}\/(?:test|rotate-secret)$/,
-  /^\/webhooks\/[\w-]{1,64}\/deliveries\/[\w-]{1,64}\/retry$/,
+/** The commands of the public API the console sends (all POST), and nothing else: any other path answers 404. */
+export const commandTemplates = [
+  ...['confirm', 'ship', 'deliver', 'cancel', 'payments'].map((action) => `/orders/{orderId}/${action}`),
+  ...['test', 'rotate-secret'].map((action) => `/webhooks/{subscriptionId}/${action}`),
+  '/webhooks/{subscriptionId}/deliveries/{deliveryId}/retry',
 ];
+const commandPaths = commandTemplates.map(
+  (template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[\\w-]{1,64}')}$`),
+);
 
 /** What the command API reads from a command's request, and what the console reads from its answer. */
 const requestHeaders = ['authorization', 'content-type', 'accept', 'if-match', 'idempotency-key'];

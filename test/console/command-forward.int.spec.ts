@@ -91,13 +91,33 @@ describe('the console’s commands, forwarded by the query API to the command AP
     expect(received.at(-1)!.body).toBe('');
   });
 
+  it('answers OPTIONS with 204 and the same Allow as its 405 to any other method, forwarding neither', async () => {
+    const before = received.length;
+    for (const path of [
+      `/orders/${orderId}/confirm`,
+      `/orders/${orderId}/payments`,
+      '/webhooks/w1/rotate-secret',
+      '/webhooks/w1/deliveries/d1/retry',
+    ]) {
+      const options = await fetch(`${app.url}/console/command${path}`, { method: 'OPTIONS' });
+      expect(options.status, path).toBe(204);
+      expect(options.headers.get('allow'), path).toBe('POST, OPTIONS');
+      for (const method of ['GET', 'PUT']) {
+        const refused = await fetch(`${app.url}/console/command${path}`, { method });
+        expect(refused.status, `${method} ${path}`).toBe(405);
+        expect(refused.headers.get('allow'), `${method} ${path}`).toBe('POST, OPTIONS');
+      }
+    }
+    expect((await fetch(`${app.url}/console/command/orders`, { method: 'OPTIONS' })).status).toBe(404);
+    expect(received.length).toBe(before);
+  });
+
   it('forwards only the console’s commands, and says when the command API does not answer', async () => {
     const before = received.length;
     for (const path of ['/orders', `/orders/${orderId}`, '/webhooks', `/users/me/addresses`, '/auth/token']) {
       const answer = await fetch(`${app.url}/console/command${path}`, { method: 'POST' });
       expect(answer.status, path).toBe(404);
     }
-    expect((await fetch(`${app.url}/console/command/orders/${orderId}/confirm`)).status).toBe(404);
     expect(received.length).toBe(before);
     const down = await fetch(`${unreachable.url}/console/command/orders/${orderId}/confirm`, {
       method: 'POST',

@@ -64,6 +64,28 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('names the preconditions every order command evaluates, and its 412', () => {
+    const commands = operations.filter(
+      ({ path, method }) => method === 'post' && /^\/orders\/\{orderId\}\/\w+$/.test(path),
+    );
+    expect(commands.map(({ path }) => path.split('/').at(-1)).sort()).toEqual([
+      'cancel',
+      'confirm',
+      'deliver',
+      'payments',
+      'ship',
+    ]);
+    for (const { path, operation } of commands) {
+      const headers = (operation as { parameters?: { in: string; name: string }[] }).parameters
+        ?.filter((parameter) => parameter.in === 'header')
+        .map((parameter) => parameter.name);
+      expect(headers, path).toEqual(
+        expect.arrayContaining(['If-Match', 'If-Unmodified-Since', 'If-None-Match']),
+      );
+      expect(operation.responses['412'], path).toBeDefined();
+    }
+  });
+
   it('gives problem types under {error_type_base}', () => {
     const text = JSON.stringify(document);
     expect(text).toContain(`${settings.errorTypeBase}/validation-failed`);

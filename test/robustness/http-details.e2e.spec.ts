@@ -34,8 +34,16 @@ describe('HTTP details', () => {
       '/docs/start.js',
     ];
 
+    /** The console's assets, as its page names them (a version, then a file, in a folder or not). */
+    const consoleAssets = async () => {
+      const page = await (await fetch(`${service.url}/console`)).text();
+      const assets = [...page.matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+      expect(assets).toEqual(expect.arrayContaining([expect.stringMatching(/\/vendor\//)]));
+      return assets;
+    };
+
     it('for each, with OPTIONS in Allow and nothing cached', async () => {
-      for (const path of paths()) {
+      for (const path of [...paths(), ...(await consoleAssets())]) {
         const options = await fetch(`${service.url}${path}`, { method: 'OPTIONS' });
         expect(options.status, path).toBe(204);
         const allow = options.headers.get('allow')!;
@@ -51,6 +59,63 @@ describe('HTTP details', () => {
       const response = await fetch(`${service.url}/nothing-here`, { method: 'OPTIONS' });
       expect(response.status).toBe(404);
       await problemOf(response);
+    });
+  });
+
+  describe('If-Match on any GET (RFC 9110, 13.1.1)', () => {
+    // The ones without an entity tag of their own too: no tag can match them, only `*`.
+    const paths = [
+      '/',
+      '/products/1001',
+      '/openapi.json',
+      '/health',
+      '/ready',
+      '/metrics',
+      '/docs',
+      '/docs/start.js',
+      '/docs/assets/swagger-ui.css',
+      '/problems/not-found',
+    ];
+
+    it('that names no current version answers 412 problem details', async () => {
+      for (const path of paths) {
+        const response = await fetch(`${service.url}${path}`, {
+          headers: { 'If-Match': '"no-such-version"' },
+        });
+        expect(response.status, path).toBe(412);
+        expect((await problemOf(response)).status, path).toBe(412);
+      }
+    });
+
+    it('`*`, or the ETag the resource has, answers 200', async () => {
+      for (const path of paths) {
+        const plain = await fetch(`${service.url}${path}`);
+        expect(plain.status, path).toBe(200);
+        const etag = plain.headers.get('etag');
+        for (const ifMatch of etag ? ['*', etag] : ['*']) {
+          const response = await fetch(`${service.url}${path}`, { headers: { 'If-Match': ifMatch } });
+          expect(response.status, `${path} If-Match: ${ifMatch}`).toBe(200);
+        }
+      }
+    });
+
+    it('the reference page and its files answer as any other GET: 304 to their ETag, no body problem for a precondition or a range', async () => {
+      for (const path of ['/docs', '/docs/start.js', '/docs/assets/swagger-ui.css']) {
+        const { headers } = await fetch(`${service.url}${path}`);
+        expect(headers.get('etag'), path).toMatch(/^"/);
+        const notModified = await fetch(`${service.url}${path}`, {
+          headers: { 'If-None-Match': headers.get('etag')! },
+        });
+        expect(notModified.status, path).toBe(304);
+      }
+      const asset = '/docs/assets/swagger-ui.css';
+      for (const extra of [
+        { 'If-Unmodified-Since': 'Thu, 01 Jan 2015 00:00:00 GMT' },
+        { Range: 'bytes=999999999-' },
+      ]) {
+        const response = await fetch(`${service.url}${asset}`, { headers: extra });
+        expect(response.status, JSON.stringify(extra)).toBe(200);
+      }
     });
   });
 

@@ -3,9 +3,18 @@ import { ApiError } from '../api-error.ts';
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** Matches the concrete paths of an OpenAPI path template: /orders/{orderId} matches /orders/42. */
+/**
+ * Matches the concrete paths of an OpenAPI path template: /orders/{orderId} matches /orders/42. A parameter
+ * ending in `*` (only in paths the document leaves out) spans one segment or more: /assets/{file*} matches
+ * /assets/vendor/a.js.
+ */
 export const templateRegex = (template: string) =>
-  new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+  new RegExp(
+    `^${template
+      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+      .replace(/\{[^}]+\\\*\}/g, '.+')
+      .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+  );
 
 const firstSegment = (path: string) => path.slice(1, (path.indexOf('/', 1) + 1 || path.length + 1) - 1);
 

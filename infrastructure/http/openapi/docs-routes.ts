@@ -1,14 +1,32 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Router } from 'express';
 import { createRouter } from '../router.ts';
-import { jsonRepresentation, sendRepresentation } from '../representation.ts';
+import {
+  jsonRepresentation,
+  sendRepresentation,
+  strongEtag,
+  type Representation,
+} from '../representation.ts';
 
 /** Swagger UI's files, from the npm package: the reference works offline and loads nothing from elsewhere. */
 const swaggerUiDirectory = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /** Only what the page loads: not the package's other files (its demo page points at the internet). */
-const assets = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
+const assets: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+/** A fixed text or file as a representation: a strong ETag, so preconditions and 304s work as everywhere. */
+const fixed = (body: Buffer, contentType: string, cacheControl: string): Representation => ({
+  body,
+  etag: strongEtag(body),
+  contentType,
+  cacheControl,
+});
 
 const page = `<!doctype html>
 <html lang="en">
@@ -51,16 +69,34 @@ export const apiDocsRoutes = (document: object): Router => {
   router.get('/openapi.json', (request, response) => {
     sendRepresentation(request, response, documentRepresentation);
   });
-  router.get('/docs', (_request, response) => {
-    response.set('Cache-Control', 'public, no-cache').type('html').send(page);
+  const pageRepresentation = fixed(Buffer.from(page), 'text/html; charset=utf-8', 'public, no-cache');
+  const startRepresentation = fixed(
+    Buffer.from(startScript),
+    'text/javascript; charset=utf-8',
+    'public, max-age=3600',
+  );
+  // Swagger UI's files are read at their first request (1.9 MB in all), then kept.
+  const assetRepresentations = new Map<string, Representation>();
+  const assetRepresentation = (file: string) => {
+    let representation = assetRepresentations.get(file);
+    if (!representation) {
+      const body = readFileSync(join(swaggerUiDirectory, file));
+      representation = fixed(body, assets[file]!, 'public, max-age=86400');
+      assetRepresentations.set(file, representation);
+    }
+    return representation;
+  };
+
+  router.get('/docs', (request, response) => {
+    sendRepresentation(request, response, pageRepresentation);
   });
-  router.get('/docs/start.js', (_request, response) => {
-    response.set('Cache-Control', 'public, max-age=3600').type('text/javascript').send(startScript);
+  router.get('/docs/start.js', (request, response) => {
+    sendRepresentation(request, response, startRepresentation);
   });
   router.get('/docs/assets/:file', (request, response, next) => {
     const file = request.params['file'] as string;
-    if (!assets.has(file)) return next();
-    response.sendFile(join(swaggerUiDirectory, file), { maxAge: '1d', dotfiles: 'deny' });
+    if (!Object.hasOwn(assets, file)) return next();
+    sendRepresentation(request, response, assetRepresentation(file));
   });
   return router;
 };
