@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemOf } from '../support/http.ts';
 import { orderActor } from '../support/orders.ts';
@@ -55,6 +56,38 @@ describe('a user disabled or stripped of a role, while its access token lives', 
       'Bearer realm="order-service", error="invalid_token"',
     );
     expect(await problemOf(refused)).toMatchObject({ detail: 'The account behind this token is disabled.' });
+  });
+
+  it('a disabled user holding every role is refused (401) on every operation of the API document that needs a token, within 5 s', async () => {
+    const document = (await (await fetch(`${service.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: object[]; requestBody?: unknown }>>;
+    };
+    const everyone = await orderActor(service, ['customer', 'staff', 'auditor', 'admin']);
+    // Every path parameter an id that names nothing: the refusal must come before any lookup.
+    const secured = Object.entries(document.paths).flatMap(([template, byMethod]) =>
+      Object.entries(byMethod)
+        .filter(([, operation]) => (operation.security ?? []).length > 0)
+        .map(([method, operation]) => {
+          const path = template.replace(/\{[^}]+\}/g, () => randomUUID());
+          const body = operation.requestBody === undefined ? {} : { body: '{}' };
+          return () =>
+            fetch(`${service.url}${path}`, {
+              method: method.toUpperCase(),
+              headers: { ...everyone.auth, 'Content-Type': 'application/json' },
+              ...body,
+            });
+        }),
+    );
+    expect(secured.length).toBeGreaterThanOrEqual(28);
+    expect((await everyone.get('/webhooks')).status).toBe(200);
+    await service.users.setDisabled(everyone.id, true);
+    expect(await untilEveryRouteAnswers(401, secured)).toBeLessThanOrEqual(promisedMs);
+    // Refused because the user is disabled, read behind the token on every route.
+    for (const route of secured) {
+      expect(await problemOf(await route())).toMatchObject({
+        detail: 'The account behind this token is disabled.',
+      });
+    }
   });
 
   it('an admin demoted to customer keeps only what a customer may, within 5 s, with the same token', async () => {
