@@ -19,6 +19,19 @@ import {
   requireExactlyOne,
 } from '../infrastructure/config/service-environment.ts';
 
+/**
+ * The operations server (GET /health, /ready, /metrics) of another process of the distributed mode, whose
+ * metrics the console's health view shows through this one. No credentials in it: those endpoints take
+ * none, and an address is never shown to a client, but it should hold nothing secret either.
+ */
+const operationsServerUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((url) => {
+    const { username, password } = new URL(url);
+    return username === '' && password === '';
+  }, 'must not carry a user name or password')
+  .optional();
+
 /** The query API of the distributed mode: every read of the HTTP API (`npm run start:query-api`). */
 export const queryApiConfigSchema = z
   .object({
@@ -46,6 +59,17 @@ export const queryApiConfigSchema = z
           'query API directly: the command API, whose public HTTP API this process calls for it. Unset: the ' +
           'console sends them to its own origin, for the method router in front to route.',
       ),
+    CONSOLE_PROJECTIONS_URL: operationsServerUrl.describe(
+      "The projections process's operations server (its PORT; http://projections:3003 in docker-compose.yml): " +
+        "this process then serves that one's GET /metrics as its own GET /metrics?process=projections, which " +
+        "the console's health view reads for the relay's lag. Unset: the console says the lag is not reported here.",
+    ),
+    CONSOLE_WEBHOOK_DISPATCHER_URL: operationsServerUrl.describe(
+      "The webhook dispatcher's operations server (its PORT; http://webhook-dispatcher:3004 in " +
+        "docker-compose.yml): this process then serves that one's GET /metrics as its own GET " +
+        "/metrics?process=webhook-dispatcher, which the console's health view reads for the delivery counts. " +
+        'Unset: the console says they are not reported here.',
+    ),
   })
   .superRefine(checkEventLog)
   .superRefine(requirePersonalDataKey)
@@ -66,7 +90,16 @@ export const queryApiConfigSchema = z
         purgeUrls: env.CACHE_PURGE_URLS ?? [],
       },
       identity: identityConfig(env, api.publicBaseUrl),
-      console: { commandApiUrl: env.CONSOLE_COMMAND_API_URL },
+      console: {
+        commandApiUrl: env.CONSOLE_COMMAND_API_URL,
+        /** The processes whose metrics GET /metrics?process={name} serves, by name. */
+        processes: {
+          ...(env.CONSOLE_PROJECTIONS_URL === undefined ? {} : { projections: env.CONSOLE_PROJECTIONS_URL }),
+          ...(env.CONSOLE_WEBHOOK_DISPATCHER_URL === undefined
+            ? {}
+            : { 'webhook-dispatcher': env.CONSOLE_WEBHOOK_DISPATCHER_URL }),
+        } as Record<string, string>,
+      },
       personalData: personalDataConfig(env),
     };
   })

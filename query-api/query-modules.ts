@@ -36,6 +36,8 @@ export const queryModules = (deps: {
     catalog: { currency: string; refreshIntervalMs: number; purgeUrls: readonly string[] };
     /** Where the console's commands go when another process takes writes. */
     commandApiUrl?: string | undefined;
+    /** The other processes whose metrics GET /metrics?process={name} serves, for the console's health view. */
+    consoleProcesses?: readonly string[];
   };
   clock: Clock;
   logger: Logger;
@@ -70,6 +72,6 @@ export const queryModules = (deps: {
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
     }),
-    consoleModule({ commandApiUrl: config.commandApiUrl }),
+    consoleModule({ commandApiUrl: config.commandApiUrl, processes: config.consoleProcesses ?? [] }),
   ];
 };

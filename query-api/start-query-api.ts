@@ -77,6 +77,9 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     config,
     logger,
     metrics,
+    // The relay's lag and the delivery counts are the projections' and the dispatcher's: the console reads
+    // them here, as GET /metrics?process={name}.
+    peerMetrics: config.console.processes,
     first: serviceDocsRoutes(documentSettingsOf(config)),
     modules: [
       ...queryModules({
@@ -90,7 +93,11 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
           progress: subscriptionsProgress,
         },
         catalog,
-        config: { ...config, commandApiUrl: config.console.commandApiUrl },
+        config: {
+          ...config,
+          commandApiUrl: config.console.commandApiUrl,
+          consoleProcesses: Object.keys(config.console.processes),
+        },
         clock,
         logger,
         metrics,

@@ -10,6 +10,7 @@ import type { Readiness } from '../operations/readiness.ts';
 import { enforceCacheControlRules } from './cache-control.ts';
 import type { CachePolicy } from './http-module.ts';
 import { metricsRoutes } from './metrics-routes.ts';
+import type { PeerMetrics } from './peer-metrics.ts';
 import {
   errorHandler,
   notFoundHandler,
@@ -32,6 +33,8 @@ export type HttpAppOptions = {
   cachePolicy?: CachePolicy;
   /** The process's metrics registry: request durations go in, GET /metrics serves it. */
   metrics: Registry;
+  /** Other processes whose metrics GET /metrics?process={name} serves (peer-metrics.ts); none unless told. */
+  peerMetrics?: PeerMetrics;
   /** What GET /ready checks. */
   readiness: Readiness;
   errorMappers?: readonly ErrorMapper[];
@@ -95,6 +98,7 @@ export const createHttpApp = ({
   routers,
   cachePolicy = {},
   metrics,
+  peerMetrics = {},
   readiness,
   errorMappers = [],
   trustProxy = false,
@@ -120,7 +124,7 @@ export const createHttpApp = ({
   app.use(rejectUndecodableUrl);
   app.use(bodyParsers());
   for (const router of routers) app.use(router);
-  app.use(readinessRoutes(readiness), metricsRoutes(metrics));
+  app.use(readinessRoutes(readiness), metricsRoutes(metrics, { peers: peerMetrics }));
   app.get(`${new URL(problems.errorTypeBase).pathname.replace(/\/$/, '')}/:kind`, problemTypeDocs);
   app.use(notFoundHandler(problems.errorTypeBase));
   app.use(errorHandler(problems, logger, errorMappers));

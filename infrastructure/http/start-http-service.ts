@@ -8,6 +8,7 @@ import { createHttpApp } from './create-app.ts';
 import { healthRoutes } from './health-routes.ts';
 import type { HttpModule } from './http-module.ts';
 import { listen } from './listen.ts';
+import type { PeerMetrics } from './peer-metrics.ts';
 import { startLoadShedding } from './load-shedding.ts';
 
 /** A module's routers, behind one check of its paths when it names them. */
@@ -43,6 +44,7 @@ export const startHttpService = async ({
   config,
   logger,
   metrics,
+  peerMetrics,
   first,
   modules,
   readinessChecks,
@@ -53,6 +55,8 @@ export const startHttpService = async ({
   config: HttpServiceConfig;
   logger: Logger;
   metrics: Registry;
+  /** Other processes whose metrics this one serves as GET /metrics?process={name} (peer-metrics.ts). */
+  peerMetrics?: PeerMetrics;
   first: Router;
   modules: readonly HttpModule[];
   readinessChecks: Record<string, ReadinessCheck>;
@@ -82,6 +86,7 @@ export const startHttpService = async ({
     loadShedding: loadShedding.middleware,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     metrics,
+    ...(peerMetrics ? { peerMetrics } : {}),
     readiness,
   });
   const stopModules = async () => {

@@ -32,9 +32,14 @@ const escapeAttribute = (value: string) =>
 
 /**
  * The page every view of the console starts from: no content of its own, the style sheet and the entry
- * module under the assets' version, and where the console sends its commands.
+ * module under the assets' version, where the console sends its commands, and which other processes'
+ * metrics this one serves (space-separated names, for GET /metrics?process={name}).
  */
-export const consoleShell = ({ version }: Pick<ConsoleAssets, 'version'>, commandBase: string) => {
+export const consoleShell = (
+  { version }: Pick<ConsoleAssets, 'version'>,
+  commandBase: string,
+  processes: readonly string[] = [],
+) => {
   const asset = (path: string) => `/console/assets/${version}/${path}`;
   return `<!doctype html>
 <html lang="en">
@@ -42,6 +47,7 @@ export const consoleShell = ({ version }: Pick<ConsoleAssets, 'version'>, comman
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="order-console-command-base" content="${escapeAttribute(commandBase)}">
+<meta name="order-console-processes" content="${escapeAttribute(processes.join(' '))}">
 <title>Order console</title>
 <link rel="icon" href="${asset('icon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${asset('console.css')}">
@@ -64,11 +70,17 @@ export const consoleShell = ({ version }: Pick<ConsoleAssets, 'version'>, comman
  * API that was told where the command API is, POST /console/command/... (command-forward.ts).
  *
  * Without `commandApiUrl` the console sends its commands to its own origin: the embedded process serves
- * them, and in the distributed mode a method router in front sends them to the command API.
+ * them, and in the distributed mode a method router in front sends them to the command API. `processes`
+ * only tells the page which GET /metrics?process={name} the process serves (start-http-service.ts).
  */
-export const consoleRoutes = ({ commandApiUrl }: { commandApiUrl?: string | undefined } = {}): Router => {
+export const consoleRoutes = ({
+  commandApiUrl,
+  processes = [],
+}: { commandApiUrl?: string | undefined; processes?: readonly string[] } = {}): Router => {
   const assets = loadConsoleAssets();
-  const page = Buffer.from(consoleShell(assets, commandApiUrl === undefined ? '' : commandForwardPath));
+  const page = Buffer.from(
+    consoleShell(assets, commandApiUrl === undefined ? '' : commandForwardPath, processes),
+  );
   const shell: Representation = {
     body: page,
     etag: strongEtag(page),

@@ -142,16 +142,21 @@ export const startDistributedTestService = async (
   };
 
   const startAll = async () => {
-    // The command API first: it seeds the catalogue the query API then serves.
-    await startService('command-api');
+    // The command API first: it seeds the catalogue the query API then serves. The projections process
+    // and the dispatcher meanwhile: the query API is told where they are.
+    await Promise.all([
+      startService('command-api'),
+      startService('projections'),
+      startService('webhook-dispatcher'),
+    ]);
     // The console the query API serves sends its commands to the command API when opened on the query
-    // API directly (as docker-compose.yml publishes it), not through the method router.
-    const consoleCommands = { CONSOLE_COMMAND_API_URL: urlOf('command-api') };
-    await Promise.all(
-      serviceNames
-        .slice(1)
-        .map((name) => startService(name, name, name === 'query-api' ? consoleCommands : {})),
-    );
+    // API directly (as docker-compose.yml publishes it), not through the method router; its health view
+    // reads the relay's lag and the delivery counts from the other two, through the query API.
+    await startService('query-api', 'query-api', {
+      CONSOLE_COMMAND_API_URL: urlOf('command-api'),
+      CONSOLE_PROJECTIONS_URL: urlOf('projections'),
+      CONSOLE_WEBHOOK_DISPATCHER_URL: urlOf('webhook-dispatcher'),
+    });
   };
   const stopAll = () => Promise.all([...running.keys()].map((instance) => stopService(instance)));
 

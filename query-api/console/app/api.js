@@ -43,10 +43,12 @@ const laterToken = (a, b) => (b === null || BigInt(a) > BigInt(b) ? a : b);
 
 export class Api {
   /**
-   * @param {{ commandBase?: string, onSessionChange?: (session: Session | null, reason?: string) => void }} options
+   * @param {{ commandBase?: string, processes?: string[], onSessionChange?: (session: Session | null, reason?: string) => void }} options
    */
-  constructor({ commandBase = '', onSessionChange = () => {} } = {}) {
+  constructor({ commandBase = '', processes = [], onSessionChange = () => {} } = {}) {
     this.commandBase = commandBase;
+    /** The other processes whose metrics this origin serves, as GET /metrics?process={name}. */
+    this.processes = processes;
     this.onSessionChange = onSessionChange;
     /** @type {Session | null} */
     this.session = null;

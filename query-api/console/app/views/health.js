@@ -3,6 +3,11 @@
  * (GET /ready), and from GET /metrics the read models' and the relay's lag, requests and errors per route,
  * webhook deliveries by outcome, and load shedding. Everyone may see it: neither endpoint needs a token.
  *
+ * In the distributed mode the relay runs in the projections process and the deliveries in the webhook
+ * dispatcher: where the query API serving the console was told where those are, it serves their metrics
+ * as GET /metrics?process={name} (the page names them), and the view takes the relay's lag and the
+ * delivery counts from there, or says that the process is not reachable.
+ *
  * @typedef {import('../lib/prometheus.js').Sample} Sample
  * @typedef {import('../types.js').Readiness} Readiness
  * @typedef {import('./orders.js').ViewProps} ViewProps
@@ -18,8 +23,34 @@ const refreshMs = 5_000;
 const keptReadings = 30;
 
 /**
- * @typedef {{ at: number, readiness: { status: number, body: Readiness }, samples: Sample[] }} Reading
+ * Another process's metrics, through this one: its samples, or why there are none.
+ *
+ * @typedef {{ reachable: true, samples: Sample[] } | { reachable: false, detail: string }} OtherReading
+ * @typedef {{ at: number, readiness: { status: number, body: Readiness }, samples: Sample[], others: Record<string, OtherReading> }} Reading
  */
+
+/** What the view calls the processes whose metrics the query API may serve, and what it reads there. */
+const processNames = /** @type {Record<string, string>} */ ({
+  projections: 'Projections (read models, relay to the bus)',
+  'webhook-dispatcher': 'Webhook dispatcher',
+});
+
+/**
+ * @param {import('../api.js').Api} api
+ * @param {string} name
+ * @returns {Promise<[string, OtherReading]>}
+ */
+const readOther = async (api, name) => {
+  try {
+    const { status, body } = await api.probe(`/metrics?process=${encodeURIComponent(name)}`);
+    if (status === 200) return [name, { reachable: true, samples: parsePrometheusText(String(body ?? '')) }];
+    const detail =
+      typeof body === 'object' && typeof body?.detail === 'string' ? body.detail : `Answered ${status}.`;
+    return [name, { reachable: false, detail }];
+  } catch {
+    return [name, { reachable: false, detail: 'This process did not answer for it.' }];
+  }
+};
 
 /** @param {{ value: number | null | undefined }} props */
 const Count = ({ value }) =>
@@ -46,10 +77,19 @@ export const HealthView = ({ api }) => {
     let stopped = false;
     const read = async () => {
       try {
-        const [readiness, metrics] = await Promise.all([api.probe('/ready'), api.probe('/metrics')]);
+        const [readiness, metrics, others] = await Promise.all([
+          api.probe('/ready'),
+          api.probe('/metrics'),
+          Promise.all(api.processes.map((name) => readOther(api, name))),
+        ]);
         if (stopped) return;
         /** @type {Reading} */
-        const next = { at: Date.now(), readiness, samples: parsePrometheusText(String(metrics.body ?? '')) };
+        const next = {
+          at: Date.now(),
+          readiness,
+          samples: parsePrometheusText(String(metrics.body ?? '')),
+          others: Object.fromEntries(others),
+        };
         const before = last.current;
         if (before) {
           const total = (/** @type {Reading} */ r) =>
@@ -77,7 +117,11 @@ export const HealthView = ({ api }) => {
     <${ViewHeading}>Health</${ViewHeading}>
     <div class="toolbar">
       <p class="lead">
-        This process, from <code>/ready</code> and <code>/metrics</code>,
+        This process, from <code>/ready</code> and <code>/metrics</code>${
+          api.processes.length > 0
+            ? html`, and the metrics of ${api.processes.map((name, index) => html`${index > 0 ? ' and ' : ''}<code>${name}</code>`)} through it`
+            : null
+        },
         ${paused ? ' paused' : ` refreshed every ${refreshMs / 1000} seconds`}${
           reading
             ? html`; last read at <time datetime=${new Date(reading.at).toISOString()}>${new Date(reading.at).toLocaleTimeString('en-GB')}</time>`
@@ -95,12 +139,22 @@ export const HealthView = ({ api }) => {
 
 /** @param {{ reading: Reading, previous: Reading | null, rates: number[] }} props */
 const Readings = ({ reading, previous, rates }) => {
-  const { samples, readiness } = reading;
+  const { samples, readiness, others } = reading;
   const checks = Object.entries(readiness.body?.checks ?? {});
   const ready = readiness.status === 200;
   const lags = valuesByLabel(samples, 'projection_lag_events', 'projection');
-  const relayLag = singleValue(samples, 'kafka_relay_lag_events');
-  const deliveries = valuesByLabel(samples, 'webhook_deliveries_total', 'outcome');
+  // The relay's lag and the delivery counts: this process's where it runs them (the embedded process),
+  // else the projections process's and the webhook dispatcher's, through this one (the query API).
+  const ownRelayLag = singleValue(samples, 'kafka_relay_lag_events');
+  const projections = ownRelayLag === null ? others['projections'] : undefined;
+  const relayLag =
+    ownRelayLag ??
+    (projections?.reachable ? singleValue(projections.samples, 'kafka_relay_lag_events') : null);
+  const ownDeliveries = valuesByLabel(samples, 'webhook_deliveries_total', 'outcome');
+  const dispatcher = Object.keys(ownDeliveries).length === 0 ? others['webhook-dispatcher'] : undefined;
+  const deliveries = dispatcher?.reachable
+    ? valuesByLabel(dispatcher.samples, 'webhook_deliveries_total', 'outcome')
+    : ownDeliveries;
   const shed = valuesByLabel(samples, 'http_requests_shed_total', 'reason');
   const inFlight = singleValue(samples, 'http_requests_in_flight');
   const routes = requestsByRoute(samples);
@@ -111,6 +165,7 @@ const Readings = ({ reading, previous, rates }) => {
     ]),
   );
   const seconds = previous ? (reading.at - previous.at) / 1000 : 0;
+  const notReachable = html`<span class="muted">not reachable</span>`;
 
   return html`<div class="detail-grid">
     <section class="card" aria-labelledby="ready-heading">
@@ -137,10 +192,17 @@ const Readings = ({ reading, previous, rates }) => {
         <thead><tr><th scope="col">Follower</th><th scope="col" class="number">Events behind</th></tr></thead>
         <tbody>
           ${Object.entries(lags).map(([name, value]) => html`<tr><th scope="row">read model: ${name}</th><td class="number"><${Count} value=${value} /></td></tr>`)}
-          <tr><th scope="row">relay to the bus</th><td class="number"><${Count} value=${relayLag} /></td></tr>
+          <tr>
+            <th scope="row">relay to the bus${projections ? ' (projections process)' : ''}</th>
+            <td class="number">${projections && !projections.reachable ? notReachable : html`<${Count} value=${relayLag} />`}</td>
+          </tr>
         </tbody>
       </table>
-      ${relayLag === null ? html`<p class="hint">The relay runs in the projections process in the distributed mode: its lag is on that process’s <code>/metrics</code>.</p>` : null}
+      ${
+        relayLag === null && !projections
+          ? html`<p class="hint">The relay runs in the projections process in the distributed mode: its lag is on that process’s <code>/metrics</code>, which this process shows when told where it is (<code>CONSOLE_PROJECTIONS_URL</code>).</p>`
+          : null
+      }
     </section>
     <section class="card" aria-labelledby="traffic-heading">
       <h2 id="traffic-heading">Traffic</h2>
@@ -154,22 +216,51 @@ const Readings = ({ reading, previous, rates }) => {
     <section class="card" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Webhook deliveries</h2>
       ${
-        Object.keys(deliveries).length === 0
-          ? html`<p class="hint">None counted here: the process that delivers webhooks counts its attempts (the embedded process, once it made one; in the distributed mode the webhook dispatcher, on its own <code>/metrics</code>).</p>`
-          : html`<table class="compact">
-            <caption class="visually-hidden">Delivery attempts since the process started, by outcome</caption>
-            <thead><tr><th scope="col">Outcome</th><th scope="col" class="number">Attempts</th></tr></thead>
-            <tbody>
-              ${[...outcomes, ...Object.keys(deliveries).filter((name) => !outcomes.includes(name))]
-                .filter((outcome) => deliveries[outcome] !== undefined)
-                .map(
-                  (outcome) =>
-                    html`<tr><th scope="row">${outcome}</th><td class="number"><${Count} value=${deliveries[outcome]} /></td></tr>`,
-                )}
-            </tbody>
-          </table>`
+        dispatcher && !dispatcher.reachable
+          ? html`<p class="hint">The webhook dispatcher, which counts its attempts, is not reachable: its counts are not shown.</p>`
+          : Object.keys(deliveries).length === 0
+            ? dispatcher
+              ? html`<p class="hint">None counted yet by the webhook dispatcher since it started.</p>`
+              : html`<p class="hint">None counted here: the process that delivers webhooks counts its attempts (the embedded process, once it made one; in the distributed mode the webhook dispatcher, on its own <code>/metrics</code>, which this process shows when told where it is: <code>CONSOLE_WEBHOOK_DISPATCHER_URL</code>).</p>`
+            : html`${dispatcher ? html`<p class="hint">Counted by the webhook dispatcher, read through this process.</p>` : null}
+              <table class="compact">
+              <caption class="visually-hidden">Delivery attempts since the process started, by outcome</caption>
+              <thead><tr><th scope="col">Outcome</th><th scope="col" class="number">Attempts</th></tr></thead>
+              <tbody>
+                ${[...outcomes, ...Object.keys(deliveries).filter((name) => !outcomes.includes(name))]
+                  .filter((outcome) => deliveries[outcome] !== undefined)
+                  .map(
+                    (outcome) =>
+                      html`<tr><th scope="row">${outcome}</th><td class="number"><${Count} value=${deliveries[outcome]} /></td></tr>`,
+                  )}
+              </tbody>
+            </table>`
       }
     </section>
+    ${
+      Object.keys(others).length > 0
+        ? html`<section class="card" aria-labelledby="processes-heading">
+            <h2 id="processes-heading">Other processes</h2>
+            <p class="hint">Their <code>/metrics</code>, read through this process at each refresh.</p>
+            <table class="compact">
+              <caption class="visually-hidden">The other processes whose metrics this one serves</caption>
+              <thead><tr><th scope="col">Process</th><th scope="col">Metrics</th></tr></thead>
+              <tbody>
+                ${Object.entries(others).map(
+                  ([name, other]) => html`<tr data-process=${name}>
+                    <th scope="row">${processNames[name] ?? name}</th>
+                    <td>${
+                      other.reachable
+                        ? html`<span class="badge state-active">reachable</span>`
+                        : html`<span class="badge state-disabled">not reachable</span> ${other.detail}`
+                    }</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>
+          </section>`
+        : null
+    }
     <section class="card wide" aria-labelledby="routes-heading">
       <h2 id="routes-heading">Requests per route</h2>
       <p class="hint">Since the process started; the rate is over the last ${seconds ? `${seconds.toFixed(0)} seconds` : 'reading'}.</p>
