@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffStates } from '../../query-api/console/app/lib/state-diff.js';
 import { consoleContentSecurityPolicy } from '../../query-api/console/console-routes.ts';
+import type { startDistributedTestService } from '../support/distributed-service.ts';
 import { postJson } from '../support/http.ts';
 import { anAddress, type OrderBody } from '../support/orders.ts';
 import { runAdmin } from '../support/run-admin.ts';
@@ -37,6 +38,15 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 
 const shortId = (id: string) => id.slice(-8);
 
+/** The value of one series in a Prometheus text, or undefined. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+/** The distributed mode's processes, to read one's own /metrics and to stop one. */
+type Processes = Awaited<ReturnType<typeof startDistributedTestService>>['processes'];
+
 type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
 
 /** axe-core in the page (evaluated through the DevTools protocol: the page's CSP allows no injected script). */
@@ -60,6 +70,10 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
   let consoleUrl: string;
   let browser: Browser;
   let receiver: WebhookReceiver;
+  /** A receiver that is gone (410): its subscription is disabled, and the console says why. */
+  let goneReceiver: WebhookReceiver;
+  /** In the distributed mode, its four processes. */
+  let processes: Processes | undefined;
   const users = {} as Record<
     'customer' | 'otherCustomer' | 'erasedCustomer' | 'staff' | 'auditor' | 'admin',
     TestUser
@@ -178,6 +192,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
   beforeAll(async () => {
     mkdirSync(join(screenshots, 'readme'), { recursive: true });
     receiver = await startWebhookReceiver(() => ({ status: 500, body: 'receiver is down for maintenance' }));
+    goneReceiver = await startWebhookReceiver(() => ({ status: 410 }));
     service = await startTestService(
       // A failing delivery is dead-lettered after two retries, 100 ms apart: the admin's retry is then seen.
       { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '100,100' },
@@ -186,6 +201,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     // The embedded process serves everything; the distributed mode's query API serves the console, opened
     // there directly as docker-compose.yml publishes it, its commands forwarded to the command API.
     consoleUrl = testTarget() === 'distributed' ? service.apiOrigins()[1]! : service.url;
+    processes = 'processes' in service ? (service.processes as Processes) : undefined;
     users.customer = await service.addUser(['customer'], 'ann@shop.example');
     users.otherCustomer = await service.addUser(['customer'], 'bob@shop.example');
     users.erasedCustomer = await service.addUser(['customer'], 'cara@shop.example');
@@ -211,6 +227,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await browser?.close();
     await service?.stop();
     await receiver?.stop();
+    await goneReceiver?.stop();
     process.stdout.write(
       `[console] ${views.length} views checked with axe-core and photographed in ${screenshots}\n`,
     );
@@ -520,7 +537,67 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await signOut(page);
   });
 
+  it('pages the orders 20 at a time, forward and back', async () => {
+    const dan = await service.addUser(['customer'], 'dan@shop.example');
+    const address = (await (await api(dan, '/users/me/addresses', anAddress)).json()) as { id: string };
+    const placed: string[] = [];
+    let consistencyToken = '';
+    for (let index = 0; index < 21; index++) {
+      const answer = await api(dan, '/orders', {
+        items: [{ productId: '1001', quantity: 1 }],
+        shippingAddressId: address.id,
+      });
+      expect(answer.status).toBe(201);
+      placed.push(((await answer.json()) as OrderBody).id);
+      consistencyToken = answer.headers.get('consistency-token')!;
+    }
+    // Read once with the last one's Consistency-Token: the read models then hold all 21.
+    const read = await fetch(`${service.url}/orders/${placed.at(-1)}`, {
+      headers: { Authorization: `Bearer ${await tokenOf(dan)}`, 'Consistency-Token': consistencyToken },
+    });
+    expect(read.status).toBe(200);
+
+    const page = await signIn(dan);
+    await page.getByRole('heading', { name: 'My orders' }).waitFor();
+    const listed = () =>
+      page
+        .locator('table.orders tbody th a')
+        .evaluateAll((links) => links.map((link) => link.getAttribute('title') ?? ''));
+    await expect.poll(async () => (await listed()).length).toBe(20);
+    const first = await listed();
+    // Newest first: the first page holds the last 20 placed.
+    expect([...first].sort()).toEqual(placed.slice(1).sort());
+    expect(await page.locator('.pager [aria-disabled="true"]').innerText()).toBe('← Previous');
+
+    await page.getByRole('link', { name: 'Next →' }).click();
+    await expect.poll(listed).toEqual([placed[0]]);
+    expect(await page.locator('.pager [aria-disabled="true"]').innerText()).toBe('Next →');
+
+    await page.getByRole('link', { name: '← Previous' }).click();
+    await expect.poll(listed).toEqual(first);
+    await signOut(page);
+  });
+
   it('lets an admin retry a dead-lettered delivery and see the new attempt, send a test and rotate the secret', async () => {
+    // A subscription whose receiver is gone (410 to a test event): disabled, with the reason the console shows.
+    const gone = await api(users.admin, '/webhooks', {
+      url: goneReceiver.url,
+      events: ['payment.received'],
+      description: 'Old CRM (retired)',
+    });
+    expect(gone.status).toBe(201);
+    const goneId = ((await gone.json()) as { id: string }).id;
+    const test = await fetch(`${service.url}/webhooks/${goneId}/test`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${await tokenOf(users.admin)}` },
+    });
+    expect(test.status).toBe(202);
+    await expect
+      .poll(async () => (await (await api(users.admin, `/webhooks/${goneId}`)).json()) as object, {
+        timeout: 20_000,
+      })
+      .toMatchObject({ active: false, disabledReason: 'The receiver answered 410 Gone.' });
+
     const registered = await api(users.admin, '/webhooks', {
       url: receiver.url,
       events: ['order.created'],
@@ -546,6 +623,11 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('link', { name: receiver.url }).waitFor();
     expect(await page.getByRole('row', { name: /active/ }).count()).toBe(1);
+    const goneRow = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: goneReceiver.url, exact: true }) });
+    expect(await goneRow.locator('.badge').innerText()).toBe('disabled');
+    expect(await goneRow.innerText()).toContain('The receiver answered 410 Gone.');
     await checkView(page, '09-webhooks');
     await page.getByRole('link', { name: receiver.url }).click();
     await page
@@ -597,7 +679,59 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       .getByText(/^\d+\.\d$/)
       .first()
       .waitFor(); // requests per second, from two readings
+    // The relay's lag: the embedded process's own; in the distributed mode the projections process's,
+    // which the query API serves as GET /metrics?process=projections. At rest, nothing is left to relay.
+    const relayRow = page
+      .locator('section[aria-labelledby="lag-heading"]')
+      .getByRole('row', { name: /relay to the bus/ });
+    const relay = relayRow.getByRole('cell');
+    await expect.poll(() => relay.innerText(), { timeout: 15_000 }).toBe('0');
+    if (processes) {
+      expect(await relayRow.getByRole('rowheader').innerText()).toBe(
+        'relay to the bus (projections process)',
+      );
+      const own = await (await fetch(`${processes.urlOf('projections')}/metrics`)).text();
+      expect(sample(own, 'kafka_relay_lag_events')).toBe(0);
+    }
+    // The delivery counts: the embedded process's own; in the distributed mode the webhook dispatcher's.
+    const deliveries = page.locator('section[aria-labelledby="deliveries-heading"]');
+    const attemptsOf = async (outcome: string) =>
+      Number(
+        await deliveries
+          .getByRole('row', { name: new RegExp(`^${outcome}`) })
+          .getByRole('cell')
+          .innerText(),
+      );
+    await expect.poll(() => attemptsOf('dead-lettered'), { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    expect(await attemptsOf('gone')).toBe(1);
+    expect(await attemptsOf('failed')).toBeGreaterThanOrEqual(2);
+    const others = page.locator('section[aria-labelledby="processes-heading"]');
+    if (processes) {
+      expect(await others.locator('tr[data-process] .badge').allInnerTexts()).toEqual([
+        'reachable',
+        'reachable',
+      ]);
+    } else {
+      expect(await others.count()).toBe(0);
+    }
     await checkView(page, '11-health');
+
+    if (processes) {
+      // The projections process stops: the view says it is not reachable, and shows no stale figure.
+      const address = new URL(processes.urlOf('projections')).host;
+      await processes.stop('projections');
+      await page.clock.fastForward('00:05');
+      const projectionsRow = others.locator('tr[data-process="projections"]');
+      await expect.poll(() => projectionsRow.innerText(), { timeout: 15_000 }).toContain('not reachable');
+      expect(await projectionsRow.innerText()).toContain('The projections process could not be reached.');
+      expect(await relay.innerText()).toBe('not reachable');
+      expect(await others.locator('tr[data-process="webhook-dispatcher"] .badge').innerText()).toBe(
+        'reachable',
+      );
+      expect(await page.locator('main').innerText()).not.toContain(address);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: join(screenshots, '11-health-projections-down.png'), fullPage: true });
+    }
     await signOut(page);
   });
 
