@@ -70,13 +70,9 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     description:
       'HTTP latency by route and status, events appended, projection lag, webhook deliveries by outcome, Kafka relay lag, and the process’s own. With `process`, the metrics of another process of the distributed mode instead, as that process serves them: the query API serves those of the projections process (the relay’s lag) and of the webhook dispatcher (deliveries by outcome) when told where they are (CONSOLE_PROJECTIONS_URL, CONSOLE_WEBHOOK_DISPATCHER_URL), for the console’s health view. On the same path, so whatever keeps /metrics from the outside keeps these too.',
     query: z.object({
-      process: z
-        .enum(['projections', 'webhook-dispatcher'])
-        .optional()
-        .meta({
-          description:
-            'Another process whose metrics this one serves (the query API, when told where it is).',
-        }),
+      process: z.enum(['projections', 'webhook-dispatcher']).optional().meta({
+        description: 'Another process whose metrics this one serves (the query API, when told where it is).',
+      }),
     }),
     responses: {
       200: {

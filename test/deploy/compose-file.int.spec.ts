@@ -125,7 +125,11 @@ const listensOn = (file: ComposeFile, name: string): number[] => {
 };
 
 /** The other processes the console reaches through the query API, at request time. */
-const consoleAddresses = ['CONSOLE_COMMAND_API_URL', 'CONSOLE_PROJECTIONS_URL', 'CONSOLE_WEBHOOK_DISPATCHER_URL'];
+const consoleAddresses = [
+  'CONSOLE_COMMAND_API_URL',
+  'CONSOLE_PROJECTIONS_URL',
+  'CONSOLE_WEBHOOK_DISPATCHER_URL',
+];
 
 /** host:port pairs of the stores and services a process is configured to reach. */
 const addressesIn = (env: Record<string, string>): { variable: string; host: string; port: number }[] => {
