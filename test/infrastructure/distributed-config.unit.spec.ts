@@ -118,4 +118,27 @@ describe('distributed mode configuration', () => {
       problemsOf(() => parseConfig(queryApiConfigSchema, { ...api, CACHE_PURGE_URLS: 'ftp://cache/' })),
     ).toMatch(/CACHE_PURGE_URLS: must be http\(s\) URLs, comma-separated/);
   });
+
+  it("tells the query API where the other processes' metrics are for the console, without credentials", () => {
+    expect(parseConfig(queryApiConfigSchema, api).console.processes).toEqual({});
+    const query = parseConfig(queryApiConfigSchema, {
+      ...api,
+      CONSOLE_PROJECTIONS_URL: 'http://projections:3003',
+      CONSOLE_WEBHOOK_DISPATCHER_URL: 'http://webhook-dispatcher:3004',
+    });
+    expect(query.console.processes).toEqual({
+      projections: 'http://projections:3003',
+      'webhook-dispatcher': 'http://webhook-dispatcher:3004',
+    });
+    const message = problemsOf(() =>
+      parseConfig(queryApiConfigSchema, {
+        ...api,
+        CONSOLE_PROJECTIONS_URL: 'http://ops:hunter2@projections:3003',
+        CONSOLE_WEBHOOK_DISPATCHER_URL: 'ftp://webhook-dispatcher:3004',
+      }),
+    );
+    expect(message).toMatch(/CONSOLE_PROJECTIONS_URL: must not carry a user name or password/);
+    expect(message).toMatch(/CONSOLE_WEBHOOK_DISPATCHER_URL: /);
+    expect(message).not.toContain('hunter2');
+  });
 });
