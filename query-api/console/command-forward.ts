@@ -1,11 +1,15 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response as ExpressResponse } from 'express';
 import { ApiError } from '../../infrastructure/http/api-error.ts';
+import { answerOtherMethods } from '../../infrastructure/http/openapi/allowed-methods.ts';
 
 /** Where the console sends its commands when the process serving it forwards them to the command API. */
 export const commandForwardPath = '/console/command';
 
-/** The commands of the public API the console sends (all POST), and nothing else: any other path answers 404. */
-export const commandTemplates = [
+/**
+ * The commands of the public API the console sends (all POST), and nothing else: any other path, or an id
+ * of other characters than these, answers 404 to every method, OPTIONS included.
+ */
+const commandTemplates = [
   ...['confirm', 'ship', 'deliver', 'cancel', 'payments'].map((action) => `/orders/{orderId}/${action}`),
   ...['test', 'rotate-secret'].map((action) => `/webhooks/{subscriptionId}/${action}`),
   '/webhooks/{subscriptionId}/deliveries/{deliveryId}/retry',
@@ -13,6 +17,10 @@ export const commandTemplates = [
 const commandPaths = commandTemplates.map(
   (template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[\\w-]{1,64}')}$`),
 );
+/** The one matcher of the paths below commandForwardPath: what is forwarded, and what OPTIONS and 405 answer for. */
+const isCommandPath = (path: string) => commandPaths.some((pattern) => pattern.test(path));
+/** A command's path answers OPTIONS (204) and any method but POST (405) with the same Allow as every path. */
+const answerOtherThanPost = answerOtherMethods(['post']);
 
 /** What the command API reads from a command's request, and what the console reads from its answer. */
 const requestHeaders = ['authorization', 'content-type', 'accept', 'if-match', 'idempotency-key'];
@@ -35,13 +43,13 @@ const responseHeaders = [
  * any client, and its answer (status, problem details, ETag, Consistency-Token) goes back unchanged.
  * The request id goes along, so both processes log the request under one id; the client's address goes
  * in X-Forwarded-For, which the command API believes only as TRUST_PROXY says.
+ * One matcher decides for every method: a command's path answers OPTIONS with 204 and any other method
+ * but POST with 405 (the same Allow); any other path below /console/command passes on to the 404.
  */
 export const forwardCommand = (commandApiUrl: string, timeoutMs = 15_000): RequestHandler => {
   const base = new URL(commandApiUrl);
   const basePath = base.pathname.replace(/\/$/, '');
-  return async (request, response, next) => {
-    const path = request.path.slice(commandForwardPath.length);
-    if (!commandPaths.some((pattern) => pattern.test(path))) return next();
+  const forward = async (path: string, request: Request, response: ExpressResponse) => {
     const target = new URL(base);
     target.pathname = `${basePath}${path}`;
     target.search = '';
@@ -76,5 +84,14 @@ export const forwardCommand = (commandApiUrl: string, timeoutMs = 15_000): Reque
       if (value !== null) response.setHeader(name, value);
     }
     response.status(answer.status).end(body);
+  };
+  return async (request, response, next) => {
+    const path = request.path.startsWith(`${commandForwardPath}/`)
+      ? request.path.slice(commandForwardPath.length)
+      : null;
+    if (path === null || !isCommandPath(path)) return next();
+    let isPost = false;
+    answerOtherThanPost(request, response, () => (isPost = true));
+    if (isPost) await forward(path, request, response);
   };
 };

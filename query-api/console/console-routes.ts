@@ -1,5 +1,4 @@
 import type { Router } from 'express';
-import { allowedMethods } from '../../infrastructure/http/openapi/allowed-methods.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import {
   sendRepresentation,
@@ -7,7 +6,7 @@ import {
   type Representation,
 } from '../../infrastructure/http/representation.ts';
 import { loadConsoleAssets, type ConsoleAssets } from './console-assets.ts';
-import { commandForwardPath, commandTemplates, forwardCommand } from './command-forward.ts';
+import { commandForwardPath, forwardCommand } from './command-forward.ts';
 
 /**
  * The console's own Content-Security-Policy, stricter than the API's (security-headers.ts, which /docs
@@ -99,15 +98,8 @@ export const consoleRoutes = ({
     if (!asset) return next();
     sendRepresentation(request, response, asset);
   });
-  if (commandApiUrl !== undefined) {
-    // OPTIONS (204) and any method but POST (405) answer with the same Allow, as on every other path.
-    const forwarded = commandTemplates.map((template) => [`${commandForwardPath}${template}`, { post: {} }]);
-    router.use(allowedMethods({ paths: Object.fromEntries(forwarded) }));
-    // Any other path below it serves nothing, OPTIONS included: no automatic answer of the router.
-    router
-      .route(`${commandForwardPath}/*path`)
-      .options((_request, _response, next) => next())
-      .post(forwardCommand(commandApiUrl));
-  }
+  // Every method of /console/command/...: POST forwarded, OPTIONS (204) and the others (405) answered with
+  // the same Allow as on every other path, all by one path matcher; any other path there answers 404.
+  if (commandApiUrl !== undefined) router.use(forwardCommand(commandApiUrl));
   return router;
 };

@@ -112,6 +112,24 @@ describe('the console’s commands, forwarded by the query API to the command AP
     expect(received.length).toBe(before);
   });
 
+  it('answers 404 to every method alike for a path it would not forward, an id it does not take included', async () => {
+    const before = received.length;
+    for (const path of [
+      '/orders/bad.id/confirm',
+      `/orders/${'x'.repeat(65)}/confirm`,
+      '/orders/a%20b/confirm',
+      '/webhooks/w1/deliveries/d~1/retry',
+      `/orders/${orderId}/refund`,
+      `/orders/${orderId}/confirm/`,
+    ])
+      for (const method of ['OPTIONS', 'POST', 'GET', 'PUT']) {
+        const answer = await fetch(`${app.url}/console/command${path}`, { method });
+        expect(answer.status, `${method} ${path}`).toBe(404);
+        expect(answer.headers.get('allow'), `${method} ${path}`).toBeNull();
+      }
+    expect(received.length).toBe(before);
+  });
+
   it('forwards only the console’s commands, and says when the command API does not answer', async () => {
     const before = received.length;
     for (const path of ['/orders', `/orders/${orderId}`, '/webhooks', `/users/me/addresses`, '/auth/token']) {

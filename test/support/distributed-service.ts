@@ -98,6 +98,13 @@ export const startDistributedTestService = async (
   let advances = 0;
   const pendingAdvances = new Map<number, () => void>();
   const mongoCommands = createMongoCommandLog();
+  /** Everything each instance wrote, by instance, over all its starts: its log (stdout) and its stderr. */
+  const outputs = new Map<string, { log: string; stderr: string }>();
+  const outputOf = (instance: string) => {
+    let output = outputs.get(instance);
+    if (!output) outputs.set(instance, (output = { log: '', stderr: '' }));
+    return output;
+  };
 
   const startService = (name: ServiceName, instance: string = name, extraEnv: Record<string, string> = {}) =>
     new Promise<Running>((resolve, reject) => {
@@ -105,15 +112,17 @@ export const startDistributedTestService = async (
         env: { ...childEnv, ...(countMongoCommands ? { TEST_MONGO_COMMANDS: instance } : {}), ...extraEnv },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       });
-      // The log (stdout) and stderr: shown when the process fails to start, or all along with
-      // TEST_SERVICE_LOG_LEVEL set.
+      // The log (stdout) and stderr: kept for the tests of what a process logs (`processes.outputOf`), shown
+      // when the process fails to start, or all along with TEST_SERVICE_LOG_LEVEL set.
       let output = '';
-      const keep = (chunk: Buffer) => {
+      const kept = outputOf(instance);
+      const keep = (stream: 'log' | 'stderr') => (chunk: Buffer) => {
+        kept[stream] += chunk.toString();
         output = (output + chunk.toString()).slice(-20_000);
         if (process.env['TEST_SERVICE_LOG_LEVEL']) process.stderr.write(chunk);
       };
-      child.stdout?.on('data', keep);
-      child.stderr?.on('data', keep);
+      child.stdout?.on('data', keep('log'));
+      child.stderr?.on('data', keep('stderr'));
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
       child.once('exit', (code, signal) =>
         reject(new Error(`${instance} exited (${code ?? signal}) before listening:\n${output}`)),
@@ -264,6 +273,13 @@ export const startDistributedTestService = async (
       urlOf,
       stop: stopService,
       start: startService,
+      /**
+       * What an instance wrote so far, over all its starts: its log (pino's JSON lines on stdout, at
+       * LOG_LEVEL, `warn` unless the test sets it) and its stderr. Empty for an instance never started.
+       */
+      outputOf: (instance: string) => ({ log: '', stderr: '', ...outputs.get(instance) }),
+      /** The instances started so far, by name (a service's name, or another name given at start). */
+      instances: () => [...outputs.keys()],
       /** The event log file the processes share (absent with EventStoreDB), and the MongoDB database. */
       eventLogFile: childEnv['EVENT_LOG_FILE'] ?? null,
       database,

@@ -16,6 +16,33 @@ export const templateRegex = (template: string) =>
       .replace(/\{[^}]+\}/g, '[^/]+')}$`,
   );
 
+/**
+ * What a resource with these methods answers to the others: OPTIONS with the methods it has (204, Allow),
+ * any method it does not have with 405 and Allow (RFC 9110, section 15.5.6). Its own methods pass on to
+ * its routes. For a resource already matched: `allowedMethods` below, and a path matcher of its own
+ * (the console's forwarded commands).
+ */
+export const answerOtherMethods = (methodsOfResource: readonly string[]): RequestHandler => {
+  const documented = methodsOfResource
+    .map((method) => method.toLowerCase())
+    .filter((m) => methods.includes(m));
+  const allow = [...documented, ...(documented.includes('get') ? ['head'] : []), 'options'].map((method) =>
+    method.toUpperCase(),
+  );
+  const allowed = new Set(allow);
+  const header = allow.join(', ');
+  return (request, response, next) => {
+    if (allowed.has(request.method) && request.method !== 'OPTIONS') return next();
+    if (request.method === 'OPTIONS') {
+      response.set({ Allow: header, 'Cache-Control': 'no-store' }).status(204).end();
+      return;
+    }
+    throw new ApiError('method-not-allowed', `${request.method} is not supported here.`, {
+      headers: { Allow: header },
+    });
+  };
+};
+
 const firstSegment = (path: string) => path.slice(1, (path.indexOf('/', 1) + 1 || path.length + 1) - 1);
 
 /**
@@ -32,17 +59,12 @@ export const allowedMethods = (
 ): RequestHandler => {
   const served = Object.fromEntries(alsoServed.map((path) => [path, { get: {} }]));
   const resources = Object.entries({ ...document.paths, ...served })
-    .map(([template, operations]) => {
-      const documented = Object.keys(operations).filter((key) => methods.includes(key));
-      const allow = [...documented, ...(documented.includes('get') ? ['head'] : []), 'options'];
-      return {
-        template,
-        regex: templateRegex(template),
-        literal: !template.includes('{'),
-        allowed: new Set(allow.map((method) => method.toUpperCase())),
-        header: allow.map((method) => method.toUpperCase()).join(', '),
-      };
-    })
+    .map(([template, operations]) => ({
+      template,
+      regex: templateRegex(template),
+      literal: !template.includes('{'),
+      answer: answerOtherMethods(Object.keys(operations)),
+    }))
     // A literal path (/users/me) before a template that would also match it.
     .sort((a, b) => Number(b.literal) - Number(a.literal));
   const bySegment = new Map<string, typeof resources>();
@@ -54,13 +76,7 @@ export const allowedMethods = (
   return (request, response, next) => {
     const candidates = bySegment.get(firstSegment(request.path));
     const resource = candidates?.find(({ regex }) => regex.test(request.path));
-    if (!resource || (resource.allowed.has(request.method) && request.method !== 'OPTIONS')) return next();
-    if (request.method === 'OPTIONS') {
-      response.set({ Allow: resource.header, 'Cache-Control': 'no-store' }).status(204).end();
-      return;
-    }
-    throw new ApiError('method-not-allowed', `${request.method} is not supported here.`, {
-      headers: { Allow: resource.header },
-    });
+    if (!resource) return next();
+    resource.answer(request, response, next);
   };
 };
