@@ -8,7 +8,7 @@
  * @typedef {import('./orders.js').ViewProps} ViewProps
  */
 import { html } from '../html.js';
-import { useEffect, useState } from '../vendor/hooks.js';
+import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import {
   ErasedBadge,
   Loading,
@@ -19,6 +19,7 @@ import {
   useAction,
   useLoad,
 } from '../components.js';
+import { ApiProblem } from '../api.js';
 import { href } from '../router.js';
 import { formatMoney, shortId } from '../lib/format.js';
 import { may } from '../lib/permissions.js';
@@ -31,6 +32,10 @@ import { erasedValue } from '../lib/state-diff.js';
  * @type {Record<string, string>}
  */
 const nextStep = { pending: 'confirm', confirmed: 'ship', shipped: 'deliver' };
+
+/** After a 412, how many reads at most wait for the read model to show the change, and how far apart. */
+const staleReadsAtMost = 20;
+const staleReadPauseMs = 100;
 
 /** @param {{ value: unknown }} props */
 const Text = ({ value }) =>
@@ -56,10 +61,23 @@ export const OrderView = ({ api, user, route }) => {
   useEffect(() => {
     document.title = `Order ${shortId(id)} · Order console`;
   }, [id]);
+  // The ETag a command was refused with (412): the order has changed since, so the page reads it again
+  // until the read model shows that change, which may trail the command API's answer by a moment.
+  const refusedEtag = useRef(/** @type {string | null} */ (null));
   const order = useLoad(async () => {
-    const answer = await api.get(`/orders/${encodeURIComponent(id)}`);
-    return { order: /** @type {Order} */ (answer.body), etag: answer.etag };
+    for (let attempt = 1; ; attempt++) {
+      const answer = await api.get(`/orders/${encodeURIComponent(id)}`);
+      if (answer.etag === null || answer.etag !== refusedEtag.current || attempt === staleReadsAtMost) {
+        refusedEtag.current = null;
+        return { order: /** @type {Order} */ (answer.body), etag: answer.etag };
+      }
+      await new Promise((resolve) => setTimeout(resolve, staleReadPauseMs));
+    }
   }, [id]);
+  /** @param {string | null} etag */
+  const refusedWith = (etag) => {
+    refusedEtag.current = etag;
+  };
 
   return html`<section aria-labelledby="view-heading">
     <p class="breadcrumb"><a href=${href('/orders')}>Orders</a></p>
@@ -69,7 +87,7 @@ export const OrderView = ({ api, user, route }) => {
     ${
       order.data
         ? html`<p class="view-links"><a class="button secondary" href=${href(`/orders/${id}/timeline`)}>Timeline of this order</a></p>
-          <${Actions} api=${api} user=${user} order=${order.data.order} etag=${order.data.etag} reload=${order.reload} />
+          <${Actions} api=${api} user=${user} order=${order.data.order} etag=${order.data.etag} reload=${order.reload} refusedWith=${refusedWith} />
           <${OrderDetails} order=${order.data.order} />`
         : null
     }
@@ -165,9 +183,9 @@ const OrderDetails = ({ order }) => {
 };
 
 /**
- * @param {{ api: import('../api.js').Api, user: import('../types.js').CurrentUser, order: Order, etag: string | null, reload: () => Promise<void> }} props
+ * @param {{ api: import('../api.js').Api, user: import('../types.js').CurrentUser, order: Order, etag: string | null, reload: () => Promise<void>, refusedWith: (etag: string | null) => void }} props
  */
-const Actions = ({ api, user, order, etag, reload }) => {
+const Actions = ({ api, user, order, etag, reload, refusedWith }) => {
   const [reason, setReason] = useState('');
   const outstanding = roundToCurrency(order.total.amount - paidOf(order), order.total.currency);
   const [amount, setAmount] = useState(String(outstanding > 0 ? outstanding : ''));
@@ -185,6 +203,7 @@ const Actions = ({ api, user, order, etag, reload }) => {
         await api.command(`/orders/${order.id}/${path}`, { etag, ...(body === undefined ? {} : { body }) });
       } catch (error) {
         // A 412 or 409: the order is not what this page showed; show it as it is now, with the answer.
+        if (error instanceof ApiProblem && error.status === 412) refusedWith(etag);
         await reload();
         throw error;
       }
