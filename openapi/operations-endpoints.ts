@@ -9,13 +9,13 @@ const checks = z
     description: 'Each dependency checked, such as the event log, the read store and each projection.',
   });
 
-/** What operators and tools use: liveness, readiness, metrics, this document and the problem type pages. */
 /**
  * The console's scripts, styles and icon (query-api/console): served with GET, left out of the document
  * like the reference page's assets. A file may sit in a folder (vendor/preact.js).
  */
 export const consoleAssetPaths = ['/console/assets/{version}/{file*}'];
 
+/** What operators and tools use: liveness, readiness, metrics, this document and the problem type pages. */
 export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] => [
   {
     method: 'get',

@@ -27,6 +27,8 @@ import {
 const operationsServerUrl = z
   .url({ protocol: /^https?$/ })
   .refine((url) => {
+    // Not a URL at all: z.url() above says so (zod runs this check too, so it must not throw).
+    if (!URL.canParse(url)) return true;
     const { username, password } = new URL(url);
     return username === '' && password === '';
   }, 'must not carry a user name or password')

@@ -48,7 +48,6 @@ export const metricsRoutes = (
     Object.entries(peers).map(([name, url]) => [name, peerMetricsReader(name, url, peerOptions)]),
   );
   router.get('/metrics', async (request, response) => {
-    requirePreconditionsWithoutValidators(request);
     const name = request.query['process'];
     let text: string;
     if (name === undefined) text = await render();
@@ -61,6 +60,8 @@ export const metricsRoutes = (
         throw new ApiError('service-unavailable', reading.detail, { headers: { 'Retry-After': '5' } });
       text = reading.text;
     }
+    // Preconditions apply to the 200 only (as on /ready): a 404 or a 503 says what it says whatever was asked.
+    requirePreconditionsWithoutValidators(request);
     response.set({ 'Cache-Control': 'no-store', 'Content-Type': registry.contentType }).send(text);
   });
   return router;

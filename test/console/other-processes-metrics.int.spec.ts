@@ -130,6 +130,15 @@ describe('the metrics of other processes, served as GET /metrics?process={name}'
     expect(received.some(({ url }) => url.includes('elsewhere'))).toBe(false);
   });
 
+  it('evaluates If-Match only for the metrics it would serve: a 404 or a 503 says what it says (RFC 9110, 13.2.1)', async () => {
+    const precondition = { 'If-Match': '"no-such-version"' };
+    expect((await read('command-api', precondition)).status).toBe(404);
+    time += 1_000;
+    expect((await read('down', precondition)).status).toBe(503);
+    expect((await read('projections', precondition)).status).toBe(412);
+    expect((await read('projections', { 'If-Match': '*' })).status).toBe(200);
+  });
+
   it('is not there on a process told of no other', async () => {
     const plain = await startTestApp([]);
     try {

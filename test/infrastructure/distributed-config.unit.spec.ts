@@ -141,4 +141,20 @@ describe('distributed mode configuration', () => {
     expect(message).toMatch(/CONSOLE_WEBHOOK_DISPATCHER_URL: /);
     expect(message).not.toContain('hunter2');
   });
+
+  it("names an other-process address that is no URL at all instead of failing the start with a stack", () => {
+    // An empty value (`CONSOLE_PROJECTIONS_URL: ${X:-}` in a compose file) or a typo is a configuration error.
+    for (const value of ['', 'projections 3003', '//projections:3003']) {
+      const message = problemsOf(() =>
+        parseConfig(queryApiConfigSchema, {
+          ...api,
+          CONSOLE_PROJECTIONS_URL: value,
+          CONSOLE_WEBHOOK_DISPATCHER_URL: value,
+        }),
+      );
+      expect(message).toMatch(/CONSOLE_PROJECTIONS_URL: Invalid URL/);
+      expect(message).toMatch(/CONSOLE_WEBHOOK_DISPATCHER_URL: Invalid URL/);
+      expect(message).not.toMatch(/user name or password/);
+    }
+  });
 });
