@@ -1,3 +1,4 @@
+import { createSharedReads } from '../infrastructure/caching/shared-reads.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { UnauthorizedError } from '../infrastructure/http/api-error.ts';
 import type { AccessTokenVerifier, Principal } from './access-tokens.ts';
@@ -60,42 +61,24 @@ export const createAuthenticator = ({
   /** Users remembered at most; the oldest reads go first. */
   maxUsers?: number;
 }): Authenticator => {
-  const known = new Map<string, { access: UserAccess | null; readAt: number }>();
-  const reading = new Map<string, Promise<UserAccess | null>>();
-
-  const read = (userId: string): Promise<UserAccess | null> => {
-    const pending = reading.get(userId);
-    if (pending) return pending;
-    const readAt = now();
-    const promise = users
-      .accessOf(userId, clock.now().toISOString())
-      .then((access) => {
-        known.delete(userId);
-        if (known.size >= maxUsers) known.delete(known.keys().next().value!);
-        known.set(userId, { access, readAt });
-        return access;
-      })
-      .finally(() => reading.delete(userId));
-    reading.set(userId, promise);
-    return promise;
-  };
-
-  const accessOf = (userId: string): UserAccess | null | Promise<UserAccess | null> => {
-    const entry = known.get(userId);
-    return entry && now() - entry.readAt < maxAgeMs ? entry.access : read(userId);
-  };
+  const accesses = createSharedReads({
+    read: (userId) => users.accessOf(userId, clock.now().toISOString()),
+    maxAgeMs,
+    now,
+    maxEntries: maxUsers,
+  });
 
   return {
     async principalFor(token) {
       const claimed = verifier.verify(token);
-      const access = await accessOf(claimed.userId);
+      const access = await accesses.get(claimed.userId);
       const why = refusal(claimed, access);
       if (why !== null || access === null) throw refused(why ?? '');
       const roles = claimed.roles.filter((role) => access.roles.includes(role));
       return roles.length === claimed.roles.length ? claimed : { ...claimed, roles };
     },
     forget(userId) {
-      known.delete(userId);
+      accesses.forget(userId);
     },
   };
 };

@@ -86,6 +86,29 @@ describe('the address cache of the processes that place orders', () => {
     expect(await thisProcess.findAddress(userId, work.id)).toEqual(work);
   });
 
+  it('finds an address stored elsewhere while a read begun before it was still under way', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = withAddressCache(
+      {
+        ...store,
+        listAddresses: async (id) => {
+          const addresses = await store.listAddresses(id); // read now, answered later
+          await held;
+          return addresses;
+        },
+      },
+      options,
+    );
+    const home = (await store.addAddress(userId, anAddress()))!;
+    const first = slow.findAddress(userId, home.id);
+    const work = (await otherProcess.addAddress(userId, anAddress()))!;
+    const second = slow.findAddress(userId, work.id);
+    release();
+    expect(await first).toEqual(home);
+    expect(await second).toEqual(work);
+  });
+
   it('forgets at once an address removed through it', async () => {
     const home = (await thisProcess.addAddress(userId, anAddress()))!;
     expect(await thisProcess.findAddress(userId, home.id)).toEqual(home);
