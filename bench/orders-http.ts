@@ -212,8 +212,9 @@ const fillTo = async (target: number) => {
   };
   await Promise.all(Array.from({ length: connections }, worker));
   const placedIn = performance.now() - from;
+  const added = ordersPlaced - before;
   const catchUpMs = await caughtUp();
-  return { added: ordersPlaced - before, seconds: placedIn / 1000, catchUpSeconds: catchUpMs / 1000 };
+  return { before, added, seconds: placedIn / 1000, catchUpSeconds: catchUpMs / 1000 };
 };
 
 const percentile = (values: number[], p: number) => {
@@ -265,6 +266,12 @@ const visibilityRound = async (samples: number): Promise<VisibilityRound> => {
   };
 };
 
+const fillLine = ({ before, added, seconds }: Awaited<ReturnType<typeof fillTo>>) =>
+  added === 0
+    ? `${figure(before)} already, no orders added`
+    : `${figure(before)} already, ${figure(added)} added in ${figure(seconds, 1)} s`;
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 type VisibilityAtSize = {
   /** The size asked for (--small-orders, --large-orders). */
   target: number;
@@ -278,8 +285,8 @@ type VisibilityAtSize = {
 const visibilityAt = async (target: number): Promise<VisibilityAtSize> => {
   const fill = await fillTo(target);
   console.log(
-    `read model at ${figure(ordersPlaced)} orders (${figure(fill.added)} placed in ${figure(fill.seconds, 1)} s, ` +
-      `caught up ${figure(fill.catchUpSeconds, 2)} s later): ${visibilityRounds} visibility rounds of ${visibilitySamples} orders`,
+    `read model at ${figure(ordersPlaced)} orders (${fillLine(fill)}, caught up ` +
+      `${figure(fill.catchUpSeconds, 2)} s later): ${visibilityRounds} visibility rounds of ${visibilitySamples} orders`,
   );
   const rounds: VisibilityRound[] = [];
   for (let round = 0; round < visibilityRounds; round++) {
@@ -508,7 +515,7 @@ const sizeLine = (size: VisibilityAtSize) =>
   `${figure(size.rounds[0]!.ordersAtStart)} to ${figure(size.rounds.at(-1)!.ordersAtEnd)} orders`;
 if (small !== undefined && large !== undefined)
   console.log(
-    `201 to readable, median p99 of ${visibilityRounds} rounds of ${visibilitySamples} orders: ` +
+    `201 to readable, median p99 of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders: ` +
       `${ms(small.medianP99)} ms with ${sizeLine(small)}, ${ms(large.medianP99)} ms with ${sizeLine(large)} ` +
       `(${ratio(large.medianP99 / small.medianP99)}x; goal: under 50 ms at both, within 1.5x)`,
   );
@@ -573,7 +580,7 @@ if (small !== undefined && large !== undefined && embeddedComparison !== undefin
         atMost('the larger figure over the smaller', large.medianP99 / small.medianP99, 1.5, 'x', 2),
       ],
       detail:
-        `medians of ${visibilityRounds} rounds of ${visibilitySamples} orders one after another; p50 / p99 ms by round: ` +
+        `medians of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders one after another; p50 / p99 ms by round: ` +
         `${roundsCell(small)} with ${sizeLine(small)}, ${roundsCell(large)} with ${sizeLine(large)}`,
     },
     {
@@ -592,7 +599,7 @@ if (small !== undefined && large !== undefined && embeddedComparison !== undefin
       ],
       detail:
         `${figure(embeddedComparison.serviceRate)}/s against ${figure(embeddedComparison.embeddedRate)}/s, medians of ` +
-        `${rounds} rounds of ${durationSeconds} s at ${connections} connections (${embeddedComparison.serviceRounds} against ` +
+        `${plural(rounds, 'round')} of ${durationSeconds} s at ${connections} connections (${embeddedComparison.serviceRounds} against ` +
         `${embeddedComparison.embeddedRounds}); by CPU: the embedded process's ${figure(embeddedComparison.embeddedCpu)} µs ` +
         `a request over the command API's ${figure(embeddedComparison.commandApiCpu)} µs (one core per process)`,
     },
@@ -610,7 +617,7 @@ const visibilityTable = (sizes: readonly VisibilityAtSize[]) =>
     ],
     sizes.flatMap((size) =>
       size.rounds.map((round, index) => [
-        index === 0 ? `about ${figure(size.target)} (filled in ${figure(size.fill.seconds, 1)} s)` : '',
+        index === 0 ? `filled to ${figure(size.target)} (${fillLine(size.fill)})` : '',
         String(index + 1),
         `${figure(round.ordersAtStart)} to ${figure(round.ordersAtEnd)}`,
         ms2(round.p50),
@@ -648,8 +655,8 @@ const visibilitySection =
   small !== undefined && large !== undefined
     ? `**Visibility**, from reading the 201 to the first \`GET /orders/{id}\` (without a Consistency-Token) that finds
 the order, ${visibilityRounds} rounds of ${visibilitySamples} orders one after another at each of two sizes of the read model:
-first filled to about ${figure(small.target)} orders before the POST load (many at once, then the projections let
-catch up), then after the POST rounds, topped up to about ${figure(large.target)}. Each round's own orders add to
+first filled to about ${figure(small.target)} orders before the POST load (${connections} at once, then the projections
+let catch up), then after the POST rounds, topped up to about ${figure(large.target)} where they left fewer. Each round's own orders add to
 the read model, as its column says.
 
 ${visibilityTable([small, large])}
@@ -700,9 +707,10 @@ ${markdownTable(
 
 **${referenceLine}.**
 
-${cpuByProcess}
-${embeddedSection}
-${visibilitySection}
+${[cpuByProcess, embeddedSection, visibilitySection]
+  .map((part) => part.trim())
+  .filter((part) => part !== '')
+  .join('\n\n')}
 
 ${memoryLine}`,
 );
