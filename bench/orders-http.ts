@@ -4,10 +4,18 @@
 // Then visibility: 1,000 orders one after another, the time from the 201 to the first GET /orders/{id}
 // (without a Consistency-Token) that finds the order in the read model.
 // With --mode distributed, the same against the four processes of the distributed mode on the servers of
-// MONGODB_URL and KAFKA_BROKERS: writes to the command API, reads from the query API.
+// MONGODB_URL and KAFKA_BROKERS: writes to the command API, reads from the query API; and, for issue 30's
+// goals table:
+//   - POST /orders of the embedded default too, in the same rounds (its own process, pinned like the
+//     others): the distributed mode's requests/s as a share of the embedded default's;
+//   - visibility at two sizes of the read model, each as --visibility-rounds rounds of --visibility orders:
+//     first with about --small-orders orders (placed quickly before the POST load), then with about
+//     --large-orders (the POST rounds' orders, topped up by a quick load); p50/p99 per round, median p99.
 // Run: npm run bench:orders (or bench:orders:distributed)
 // Options: --mode embedded|distributed --rounds N --duration SECONDS --connections N --visibility N
-//          --report FILE (its BENCHMARKS.md section)
+//          --visibility-rounds N --small-orders N --large-orders N (the last three: distributed mode)
+//          --report FILE (its BENCHMARKS.md section) --goals FILE (goal rows: issue 31's in embedded mode,
+//          issue 30's in distributed mode)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,7 +28,7 @@ import {
   reportOption,
   writeReport,
 } from './support/report.ts';
-import { atMost, below, goalsOption, writeGoals } from './support/goals.ts';
+import { atLeast, atMost, below, goalsOption, ratio, writeGoals } from './support/goals.ts';
 import { benchMode, modeOption, startBenchService } from './support/services.ts';
 
 const { values } = parseArgs({
@@ -29,6 +37,9 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     visibility: { type: 'string', default: '1000' },
+    'visibility-rounds': { type: 'string', default: '3' },
+    'small-orders': { type: 'string', default: '1000' },
+    'large-orders': { type: 'string', default: '20000' },
     ...modeOption,
     ...reportOption,
     ...goalsOption,
@@ -39,6 +50,9 @@ const rounds = Number(values.rounds);
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
 const visibilitySamples = Number(values.visibility);
+const visibilityRounds = Number(values['visibility-rounds']);
+const smallOrders = Number(values['small-orders']);
+const largeOrders = Number(values['large-orders']);
 
 const email = 'bench-customer@shop.example';
 const password = 'bench-password-123';
@@ -50,33 +64,46 @@ const service = await startBenchService({
 });
 const { writeUrl, readUrl, dataDir } = service;
 
-const token = (await (
-  await fetch(`${writeUrl}/auth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'password', username: email, password }),
-  })
-).json()) as { access_token: string };
-const auth = { Authorization: `Bearer ${token.access_token}` };
-const address = (await (
-  await fetch(`${writeUrl}/users/me/addresses`, {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
-  })
-).json()) as { id: string };
-const orderBody = JSON.stringify({
-  items: [
-    { productId: '1001', quantity: 2 },
-    { productId: '1017', quantity: 1 },
-  ],
-  shippingAddressId: address.id,
-  note: 'Leave with the neighbour',
-});
-const postHeaders = { ...auth, 'Content-Type': 'application/json' };
+/** The customer's bearer token and the body of an order to its stored address, on the service at `url`. */
+const customerOf = async (url: string) => {
+  const token = (await (
+    await fetch(`${url}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: email, password }),
+    })
+  ).json()) as { access_token: string };
+  const auth = { Authorization: `Bearer ${token.access_token}` };
+  const address = (await (
+    await fetch(`${url}/users/me/addresses`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
+    })
+  ).json()) as { id: string };
+  const orderBody = JSON.stringify({
+    items: [
+      { productId: '1001', quantity: 2 },
+      { productId: '1017', quantity: 1 },
+    ],
+    shippingAddressId: address.id,
+    note: 'Leave with the neighbour',
+  });
+  return { auth, orderBody, postHeaders: { ...auth, 'Content-Type': 'application/json' } };
+};
+const { auth, orderBody, postHeaders } = await customerOf(writeUrl);
 
-const placeOrder = () =>
-  fetch(`${writeUrl}/orders`, { method: 'POST', headers: postHeaders, body: orderBody });
+/** Orders the service has acknowledged (201) so far: what its read model holds once caught up. */
+let ordersPlaced = 0;
+const placeOrder = async () => {
+  const response = await fetch(`${writeUrl}/orders`, {
+    method: 'POST',
+    headers: postHeaders,
+    body: orderBody,
+  });
+  if (response.status === 201) ordersPlaced++;
+  return response;
+};
 const sample = await placeOrder();
 const sampleBody = Buffer.from(await sample.arrayBuffer());
 const orderPath = sample.headers.get('location')!;
@@ -152,6 +179,150 @@ const readable = async (path: string) => {
   }
 };
 
+/**
+ * Places one order and waits until it is readable: the projections have then caught up with every order
+ * before it. Its time, in ms.
+ */
+const caughtUp = async () => {
+  const created = await placeOrder();
+  await created.arrayBuffer();
+  if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}`);
+  return readable(created.headers.get('location')!);
+};
+
+/**
+ * Places orders quickly (many at once) until the service has acknowledged `target` of them in all, then
+ * waits for the read model to catch up. An answer that sheds load (429, 503) is retried after a pause.
+ */
+const fillTo = async (target: number) => {
+  const from = performance.now();
+  const before = ordersPlaced;
+  let claimed = ordersPlaced;
+  const worker = async () => {
+    while (claimed < target) {
+      claimed++;
+      const response = await placeOrder();
+      await response.arrayBuffer();
+      if (response.status === 201) continue;
+      claimed--;
+      if (response.status !== 429 && response.status !== 503)
+        throw new Error(`POST /orders answered ${response.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  const placedIn = performance.now() - from;
+  const added = ordersPlaced - before;
+  const catchUpMs = await caughtUp();
+  return { before, added, seconds: placedIn / 1000, catchUpSeconds: catchUpMs / 1000 };
+};
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+type VisibilityRound = {
+  /** 201 to readable, ms, one per order. */
+  visible: number[];
+  /** POST /orders alone, ms. */
+  acknowledged: number[];
+  /** Orders acknowledged before the round's first and after its last. */
+  ordersAtStart: number;
+  ordersAtEnd: number;
+  p50: number;
+  p99: number;
+  max: number;
+};
+
+/** `samples` orders one after another: from reading the 201 to the first GET that finds the order. */
+const visibilityRound = async (samples: number): Promise<VisibilityRound> => {
+  const ordersAtStart = ordersPlaced;
+  const visible: number[] = [];
+  const acknowledged: number[] = [];
+  for (let sampleIndex = 0; sampleIndex < samples; sampleIndex++) {
+    const sent = performance.now();
+    const created = await placeOrder();
+    const ackedAt = performance.now();
+    acknowledged.push(ackedAt - sent);
+    if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}`);
+    const path = created.headers.get('location')!;
+    await created.arrayBuffer();
+    for (;;) {
+      const response = await fetch(`${readUrl}${path}`, { headers: auth });
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    }
+    visible.push(performance.now() - ackedAt);
+  }
+  return {
+    visible,
+    acknowledged,
+    ordersAtStart,
+    ordersAtEnd: ordersPlaced,
+    p50: percentile(visible, 50),
+    p99: percentile(visible, 99),
+    max: Math.max(...visible),
+  };
+};
+
+const fillLine = ({ before, added, seconds }: Awaited<ReturnType<typeof fillTo>>) =>
+  added === 0
+    ? `${figure(before)} already, no orders added`
+    : `${figure(before)} already, ${figure(added)} added in ${figure(seconds, 1)} s`;
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+type VisibilityAtSize = {
+  /** The size asked for (--small-orders, --large-orders). */
+  target: number;
+  fill: Awaited<ReturnType<typeof fillTo>>;
+  rounds: VisibilityRound[];
+  medianP99: number;
+  medianP50: number;
+};
+
+/** Distributed mode: the read model filled to about `target` orders, then --visibility-rounds rounds. */
+const visibilityAt = async (target: number): Promise<VisibilityAtSize> => {
+  const fill = await fillTo(target);
+  console.log(
+    `read model at ${figure(ordersPlaced)} orders (${fillLine(fill)}, caught up ` +
+      `${figure(fill.catchUpSeconds, 2)} s later): ${visibilityRounds} visibility rounds of ${visibilitySamples} orders`,
+  );
+  const rounds: VisibilityRound[] = [];
+  for (let round = 0; round < visibilityRounds; round++) {
+    const result = await visibilityRound(visibilitySamples);
+    console.log(
+      `  round ${round + 1}: ${figure(result.ordersAtStart)} to ${figure(result.ordersAtEnd)} orders, ` +
+        `201 to readable p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms`,
+    );
+    rounds.push(result);
+  }
+  return {
+    target,
+    fill,
+    rounds,
+    medianP99: median(rounds.map((round) => round.p99)),
+    medianP50: median(rounds.map((round) => round.p50)),
+  };
+};
+
+const idleMemory = memoryOf(service.writer.process.pid!);
+
+// Distributed mode: the embedded default beside it, for POST /orders in the same rounds.
+const embedded =
+  mode === 'distributed'
+    ? await startBenchService({
+        mode: 'embedded',
+        prefix: 'bench-orders-embedded-',
+        users: [{ email, password, role: 'customer' }],
+        env: cpuProfileEnv(),
+      })
+    : undefined;
+const embeddedCustomer = embedded === undefined ? undefined : await customerOf(embedded.writeUrl);
+
+// Distributed mode: 201 to readable with about --small-orders orders in the read model, before the load.
+const small = mode === 'distributed' ? await visibilityAt(smallOrders) : undefined;
+
 const cases = [
   {
     name: 'POST /orders',
@@ -173,7 +344,6 @@ const cases = [
     headers: auth,
   },
 ];
-const idleMemory = memoryOf(service.writer.process.pid!);
 const results = new Map<string, LoadResult[]>();
 let catchUp: number | undefined;
 const record = (key: string, result: LoadResult) => results.set(key, [...(results.get(key) ?? []), result]);
@@ -186,13 +356,32 @@ for (const benchCase of cases) {
     ...(benchCase.body === undefined ? {} : { body: benchCase.body }),
   };
   const serviceOptions = { ...options, processes: service.others };
+  /** The service's load; every 2xx answer to a POST is an order in its read model. */
+  const serviceLoad = async (seconds: number) => {
+    const result = await load(benchCase.server, `${benchCase.url}${benchCase.path}`, {
+      ...serviceOptions,
+      durationSeconds: seconds,
+    });
+    if (benchCase.method === 'POST') ordersPlaced += result.requests - result.unexpected;
+    return result;
+  };
+  // Distributed mode: the embedded default's POST /orders, in the same rounds.
+  const embeddedPost =
+    benchCase.method === 'POST' && embedded !== undefined && embeddedCustomer !== undefined
+      ? (seconds: number) =>
+          load(embedded.writer, `${embedded.writeUrl}/orders`, {
+            connections,
+            method: 'POST',
+            headers: embeddedCustomer.postHeaders,
+            body: embeddedCustomer.orderBody,
+            durationSeconds: seconds,
+          })
+      : undefined;
   await load(benchCase.bare, `${benchCase.bare.url}${benchCase.path}`, { ...options, durationSeconds: 2 });
-  await load(benchCase.server, `${benchCase.url}${benchCase.path}`, {
-    ...serviceOptions,
-    durationSeconds: 2,
-  });
+  await serviceLoad(2);
   if (benchCase.method === 'POST')
     await load(referencePost, `${referencePost.url}/orders`, { ...referenceLoad, durationSeconds: 2 });
+  if (embeddedPost !== undefined) await embeddedPost(2);
   for (let round = 0; round < rounds; round++) {
     record(
       `bare ${benchCase.name}`,
@@ -203,20 +392,14 @@ for (const benchCase of cases) {
         `reference ${benchCase.name}`,
         await load(referencePost, `${referencePost.url}/orders`, { ...referenceLoad, durationSeconds }),
       );
-    record(
-      `service ${benchCase.name}`,
-      await load(benchCase.server, `${benchCase.url}${benchCase.path}`, {
-        ...serviceOptions,
-        durationSeconds,
-      }),
-    );
+    record(`service ${benchCase.name}`, await serviceLoad(durationSeconds));
+    if (embeddedPost !== undefined) record(`embedded ${benchCase.name}`, await embeddedPost(durationSeconds));
   }
   if (mode === 'distributed' && benchCase.method === 'POST') {
+    await embedded?.stop();
     // The projections process may trail the command API after a POST load: let it catch up (the order
     // placed now is readable only once every order before it is), so that it does not weigh on what follows.
-    const created = await placeOrder();
-    await created.arrayBuffer();
-    catchUp = await readable(created.headers.get('location')!);
+    catchUp = await caughtUp();
   }
 }
 
@@ -227,33 +410,17 @@ const ordersBefore = [...results.entries()]
   .flatMap(([, runs]) => runs)
   .reduce((sum, run) => sum + run.requests, 0);
 
-// Visibility: 201 to readable, sequentially, the read polled as fast as one client can.
-const visible: number[] = [];
-const acknowledged: number[] = [];
-for (let sampleIndex = 0; sampleIndex < visibilitySamples; sampleIndex++) {
-  const sent = performance.now();
-  const created = await placeOrder();
-  const ackedAt = performance.now();
-  acknowledged.push(ackedAt - sent);
-  if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}`);
-  const path = created.headers.get('location')!;
-  await created.arrayBuffer();
-  for (;;) {
-    const response = await fetch(`${readUrl}${path}`, { headers: auth });
-    await response.arrayBuffer();
-    if (response.status === 200) break;
-  }
-  visible.push(performance.now() - ackedAt);
-}
+// Visibility: 201 to readable, sequentially, the read polled as fast as one client can. In embedded mode one
+// run of --visibility orders; in distributed mode, with about --large-orders orders in the read model (the
+// POST rounds' orders, topped up), as rounds like those with --small-orders above.
+const large = mode === 'distributed' ? await visibilityAt(largeOrders) : undefined;
+const { visible, acknowledged } =
+  large === undefined ? await visibilityRound(visibilitySamples) : large.rounds.at(-1)!;
 
 const writerMemory = memoryOf(service.writer.process.pid!);
 const readerMemory = memoryOf(service.reader.process.pid!);
 await Promise.all([service.stop(), barePost.stop(), bareGet.stop(), referencePost.stop()]);
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 const summary = (key: string) => {
   const runs = results.get(key)!;
   return {
@@ -277,6 +444,8 @@ for (const benchCase of cases) {
   if (results.has(`reference ${benchCase.name}`))
     table[`reference ${benchCase.name}`] = summary(`reference ${benchCase.name}`);
   table[`service ${benchCase.name}`] = summary(`service ${benchCase.name}`);
+  if (results.has(`embedded ${benchCase.name}`))
+    table[`embedded ${benchCase.name}`] = summary(`embedded ${benchCase.name}`);
 }
 const rate = (key: string) => table[key]!['requests/s (median)'];
 const ofReference = rate('service POST /orders') / rate('reference POST /orders');
@@ -309,12 +478,54 @@ if (catchUp !== undefined)
       '(the projections catching up with the orders of the load)',
   );
 const ms = (value: number) => value.toFixed(2);
-console.log(
-  `visibility over ${visibilitySamples} orders: 201 to readable p50 ${ms(percentile(visible, 50))} ms, ` +
-    `p99 ${ms(percentile(visible, 99))} ms, max ${ms(Math.max(...visible))} ms (goal: p99 under 20 ms); ` +
-    `POST /orders alone p50 ${ms(percentile(acknowledged, 50))} ms, p99 ${ms(percentile(acknowledged, 99))} ms` +
-    ` (over ${ordersBefore} orders of the measured POST rounds, and those of the warm-ups, already placed)`,
-);
+
+// Distributed mode: POST /orders against the embedded default's, the same rounds; by requests/s and by CPU
+// per request of the embedded process against the command API's alone (what one core per process allows).
+const embeddedComparison = (() => {
+  const runs = results.get('embedded POST /orders');
+  if (runs === undefined) return undefined;
+  const serviceRuns = results.get('service POST /orders')!;
+  const embeddedRate = median(runs.map((run) => run.requestsPerSecond));
+  const serviceRate = median(serviceRuns.map((run) => run.requestsPerSecond));
+  const embeddedCpu = median(runs.map((run) => run.cpuMicrosPerRequest));
+  const commandApiCpu = median(serviceRuns.map((run) => run.cpuMicrosPerRequest));
+  return {
+    embeddedRate,
+    serviceRate,
+    ratio: serviceRate / embeddedRate,
+    embeddedCpu,
+    commandApiCpu,
+    byCpu: embeddedCpu / commandApiCpu,
+    embeddedRounds: runs.map((run) => figure(run.requestsPerSecond)).join(' '),
+    serviceRounds: serviceRuns.map((run) => figure(run.requestsPerSecond)).join(' '),
+    embeddedUnexpected: runs.reduce((sum, run) => sum + run.unexpected + run.errors, 0),
+  };
+})();
+const embeddedLine =
+  embeddedComparison === undefined
+    ? ''
+    : `POST /orders: the distributed mode at ${ratio(embeddedComparison.ratio)} of the embedded default's requests/s ` +
+      `in the same rounds (${figure(embeddedComparison.serviceRate)}/s against ${figure(embeddedComparison.embeddedRate)}/s; ` +
+      `rounds ${embeddedComparison.serviceRounds} against ${embeddedComparison.embeddedRounds}); by CPU per request, ` +
+      `${ratio(embeddedComparison.byCpu)} (the embedded process's ${figure(embeddedComparison.embeddedCpu)} µs over the ` +
+      `command API's own ${figure(embeddedComparison.commandApiCpu)} µs: what one core per process would allow)`;
+if (embeddedLine) console.log(embeddedLine);
+
+const sizeLine = (size: VisibilityAtSize) =>
+  `${figure(size.rounds[0]!.ordersAtStart)} to ${figure(size.rounds.at(-1)!.ordersAtEnd)} orders`;
+if (small !== undefined && large !== undefined)
+  console.log(
+    `201 to readable, median p99 of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders: ` +
+      `${ms(small.medianP99)} ms with ${sizeLine(small)}, ${ms(large.medianP99)} ms with ${sizeLine(large)} ` +
+      `(${ratio(large.medianP99 / small.medianP99)}x; goal: under 50 ms at both, within 1.5x)`,
+  );
+else
+  console.log(
+    `visibility over ${visibilitySamples} orders: 201 to readable p50 ${ms(percentile(visible, 50))} ms, ` +
+      `p99 ${ms(percentile(visible, 99))} ms, max ${ms(Math.max(...visible))} ms (goal: p99 under 20 ms); ` +
+      `POST /orders alone p50 ${ms(percentile(acknowledged, 50))} ms, p99 ${ms(percentile(acknowledged, 99))} ms` +
+      ` (over ${ordersBefore} orders of the measured POST rounds, and those of the warm-ups, already placed)`,
+  );
 
 const memoryLine =
   mode === 'embedded'
@@ -354,6 +565,116 @@ if (mode === 'embedded')
       detail: `${visibilitySamples} orders one after another: p50 ${ms2(percentile(visible, 50))} ms, max ${ms2(Math.max(...visible))} ms`,
     },
   ]);
+const roundsCell = (size: VisibilityAtSize) =>
+  size.rounds.map((round) => `${ms2(round.p50)} / ${ms2(round.p99)}`).join(', ');
+if (small !== undefined && large !== undefined && embeddedComparison !== undefined)
+  writeGoals(values.goals, [
+    {
+      issue: 30,
+      order: 1,
+      path: 'distributed: 201 to readable, p99, with 1,000 and with 20,000 orders in the read model',
+      today: '588 ms at ~9,900 orders, growing with the data',
+      checks: [
+        below(`p99 with ${sizeLine(small)}`, small.medianP99, 50, 'ms'),
+        below(`p99 with ${sizeLine(large)}`, large.medianP99, 50, 'ms'),
+        atMost('the larger figure over the smaller', large.medianP99 / small.medianP99, 1.5, 'x', 2),
+      ],
+      detail:
+        `medians of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders one after another; p50 / p99 ms by round: ` +
+        `${roundsCell(small)} with ${sizeLine(small)}, ${roundsCell(large)} with ${sizeLine(large)}`,
+    },
+    {
+      issue: 30,
+      order: 2,
+      path: 'distributed: POST /orders, requests/s',
+      today: '334/s against ~2,300/s (0.15)',
+      checks: [
+        atLeast(
+          "of the embedded default's, same rounds",
+          embeddedComparison.ratio,
+          0.5,
+          '',
+          embeddedComparison.byCpu,
+        ),
+      ],
+      detail:
+        `${figure(embeddedComparison.serviceRate)}/s against ${figure(embeddedComparison.embeddedRate)}/s, medians of ` +
+        `${plural(rounds, 'round')} of ${durationSeconds} s at ${connections} connections (${embeddedComparison.serviceRounds} against ` +
+        `${embeddedComparison.embeddedRounds}); by CPU: the embedded process's ${figure(embeddedComparison.embeddedCpu)} µs ` +
+        `a request over the command API's ${figure(embeddedComparison.commandApiCpu)} µs (one core per process)`,
+    },
+  ]);
+const visibilityTable = (sizes: readonly VisibilityAtSize[]) =>
+  markdownTable(
+    [
+      'read model',
+      'round',
+      'orders in the read model',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'POST /orders alone p50 / p99 ms',
+    ],
+    sizes.flatMap((size) =>
+      size.rounds.map((round, index) => [
+        index === 0 ? `filled to ${figure(size.target)} (${fillLine(size.fill)})` : '',
+        String(index + 1),
+        `${figure(round.ordersAtStart)} to ${figure(round.ordersAtEnd)}`,
+        ms2(round.p50),
+        ms2(round.p99),
+        ms2(round.max),
+        `${ms2(percentile(round.acknowledged, 50))} / ${ms2(percentile(round.acknowledged, 99))}`,
+      ]),
+    ),
+  );
+const embeddedSection =
+  embeddedComparison === undefined
+    ? ''
+    : `The embedded default (its own process, started as in \`npm run bench:orders\`, pinned like the others),
+in the same rounds as the distributed mode's POST /orders, after it (issue 30's goal: at least 0.5 of its
+requests/s):
+
+${markdownTable(
+  ['case', 'requests/s (median)', 'p50 ms', 'p99 ms', 'server CPU µs/request', 'rounds (requests/s)'],
+  ['embedded POST /orders', 'service POST /orders'].map((key) => [
+    key === 'service POST /orders' ? 'distributed POST /orders (the command API)' : key,
+    figure(rate(key)),
+    table[key]!['p50 ms'],
+    table[key]!['p99 ms'],
+    table[key]!['server CPU µs/request'],
+    results
+      .get(key)!
+      .map((run) => figure(run.requestsPerSecond))
+      .join(' '),
+  ]),
+)}
+
+**${embeddedLine}.**
+`;
+const visibilitySection =
+  small !== undefined && large !== undefined
+    ? `**Visibility**, from reading the 201 to the first \`GET /orders/{id}\` (without a Consistency-Token) that finds
+the order, ${visibilityRounds} rounds of ${visibilitySamples} orders one after another at each of two sizes of the read model:
+first filled to about ${figure(small.target)} orders before the POST load (${connections} at once, then the projections
+let catch up), then after the POST rounds, topped up to about ${figure(large.target)} where they left fewer. Each round's own orders add to
+the read model, as its column says.
+
+${visibilityTable([small, large])}
+
+**Median p99: ${ms2(small.medianP99)} ms with ${sizeLine(small)}, ${ms2(large.medianP99)} ms with ${sizeLine(large)}**
+(${ratio(large.medianP99 / small.medianP99)}x; issue 30's goal: under 50 ms at both, within 1.5x).${
+        catchUp === undefined
+          ? ''
+          : ` After the POST load, the projections caught up in ${figure(catchUp / 1000, 2)} s.`
+      }`
+    : `**Visibility**, ${visibilitySamples} orders one after another, from reading the 201 to the first \`GET /orders/{id}\`
+(without a Consistency-Token) that finds the order: **p50 ${ms2(percentile(visible, 50))} ms, p99 ${ms2(percentile(visible, 99))} ms**,
+max ${ms2(Math.max(...visible))} ms (goal: p99 under 20 ms). \`POST /orders\` alone: p50 ${ms2(percentile(acknowledged, 50))} ms,
+p99 ${ms2(percentile(acknowledged, 99))} ms. The read model already held ${figure(ordersBefore)} orders from the load.${
+        catchUp === undefined
+          ? ''
+          : ` After the POST load, the projections caught up in ${figure(catchUp / 1000, 2)} s.`
+      }`;
 writeReport(
   values.report,
   `## Orders${mode === 'distributed' ? ' (distributed mode)' : ''}: POST /orders, GET /orders/{id}, 201 to readable
@@ -386,15 +707,10 @@ ${markdownTable(
 
 **${referenceLine}.**
 
-${cpuByProcess}
-**Visibility**, ${visibilitySamples} orders one after another, from reading the 201 to the first \`GET /orders/{id}\`
-(without a Consistency-Token) that finds the order: **p50 ${ms2(percentile(visible, 50))} ms, p99 ${ms2(percentile(visible, 99))} ms**,
-max ${ms2(Math.max(...visible))} ms (goal: p99 under 20 ms). \`POST /orders\` alone: p50 ${ms2(percentile(acknowledged, 50))} ms,
-p99 ${ms2(percentile(acknowledged, 99))} ms. The read model already held ${figure(ordersBefore)} orders from the load.${
-    catchUp === undefined
-      ? ''
-      : ` After the POST load, the projections caught up in ${figure(catchUp / 1000, 2)} s.`
-  }
+${[cpuByProcess, embeddedSection, visibilitySection]
+  .map((part) => part.trim())
+  .filter((part) => part !== '')
+  .join('\n\n')}
 
 ${memoryLine}`,
 );
