@@ -21,6 +21,7 @@ import { orderStreamName, type OrderCommand } from '../domain/orders/order.ts';
 import { NO_STREAM } from '../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { orderCodec } from '../projections/orders/order-codec.ts';
 import { rebuildOrderReadModel } from '../projections/orders/rebuild.ts';
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import {
@@ -114,7 +115,11 @@ if (values.replay !== undefined) {
     return lifecycle(orderId).flatMap((command) => {
       const decided = orderDecider.decide(command, state);
       for (const event of decided) state = orderDecider.evolve(state, event);
-      return decided.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata }));
+      // Through the codec, as the command handler stores them: the current version, in the metadata.
+      return decided.map((event) => {
+        const { type, data, schemaVersion } = orderCodec.encode(event);
+        return { id: randomUUID(), type, data, metadata: { ...metadata, schemaVersion } };
+      });
     });
   };
   for (let start = 0; start < orderCount; start += 1000) {
