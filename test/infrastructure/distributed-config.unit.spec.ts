@@ -142,7 +142,7 @@ describe('distributed mode configuration', () => {
     expect(message).not.toContain('hunter2');
   });
 
-  it("names an other-process address that is no URL at all instead of failing the start with a stack", () => {
+  it('names an other-process address that is no URL at all instead of failing the start with a stack', () => {
     // An empty value (`CONSOLE_PROJECTIONS_URL: ${X:-}` in a compose file) or a typo is a configuration error.
     for (const value of ['', 'projections 3003', '//projections:3003']) {
       const message = problemsOf(() =>
