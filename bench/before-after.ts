@@ -22,6 +22,7 @@ import {
   type Started,
 } from './support/processes.ts';
 import { markdownTable, reportOption, writeReport } from './support/report.ts';
+import { benchCustomer } from './support/bench-customer.ts';
 
 const { values } = parseArgs({
   options: {
@@ -66,29 +67,7 @@ const startSide = async (name: string, root: string): Promise<Side> => {
     { env: { ...environment, DATA_DIR: dataDir }, stdio: 'ignore' },
   );
   const server = await startServer(root, dataDir);
-  const token = (await (
-    await fetch(`${server.url}/auth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'password', username: email, password }),
-    })
-  ).json()) as { access_token: string };
-  const headers = { Authorization: `Bearer ${token.access_token}`, 'Content-Type': 'application/json' };
-  const address = (await (
-    await fetch(`${server.url}/users/me/addresses`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
-    })
-  ).json()) as { id: string };
-  const orderBody = JSON.stringify({
-    items: [
-      { productId: '1001', quantity: 2 },
-      { productId: '1017', quantity: 1 },
-    ],
-    shippingAddressId: address.id,
-    note: 'Leave with the neighbour',
-  });
+  const { postHeaders: headers, orderBody } = await benchCustomer(server.url, { email, password });
   const placed = await fetch(`${server.url}/orders`, { method: 'POST', headers, body: orderBody });
   if (placed.status !== 201) throw new Error(`${name}: POST /orders answered ${placed.status}`);
   const orderPath = placed.headers.get('location')!;

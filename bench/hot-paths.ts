@@ -31,6 +31,7 @@ import {
 } from './support/processes.ts';
 import { figure, markdownTable, memoryOf, reportOption, writeReport } from './support/report.ts';
 import { startBenchService } from './support/services.ts';
+import { benchAddress, benchCustomer } from './support/bench-customer.ts';
 
 const { values } = parseArgs({
   options: {
@@ -63,31 +64,10 @@ const service = await startBenchService({
   env: cpuProfileEnv(),
 });
 const { writeUrl: serviceUrl, dataDir } = service;
-const { access_token: token } = (await (
-  await fetch(`${serviceUrl}/auth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'password', username: email, password }),
-  })
-).json()) as { access_token: string };
-const auth = { Authorization: `Bearer ${token}` };
-const addressBody = { street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' };
-const address = (await (
-  await fetch(`${serviceUrl}/users/me/addresses`, {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify(addressBody),
-  })
-).json()) as { id: string };
-const orderBody = JSON.stringify({
-  items: [
-    { productId: '1001', quantity: 2 },
-    { productId: '1017', quantity: 1 },
-  ],
-  shippingAddressId: address.id,
-  note: 'Leave with the neighbour',
+const { token, auth, orderBody, postHeaders, addressId } = await benchCustomer(serviceUrl, {
+  email,
+  password,
 });
-const postHeaders = { ...auth, 'Content-Type': 'application/json' };
 const headersOf = (response: Response) =>
   Object.fromEntries(
     [...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)),
@@ -163,7 +143,7 @@ const ceilingConfigFile = fixture('ceiling', {
   },
   dataDir,
   currency: 'EUR',
-  addresses: [{ customerId: claims.sub, id: address.id, ...addressBody }],
+  addresses: [{ customerId: claims.sub, id: addressId, ...benchAddress }],
 });
 const ceiling = (script: string, ...flags: string[]) =>
   startProcess(`bench/support/ceilings/${script}`, [ceilingConfigFile, ...flags], {});

@@ -30,6 +30,7 @@ import {
 } from './support/report.ts';
 import { atLeast, atMost, below, goalsOption, ratio, writeGoals } from './support/goals.ts';
 import { benchMode, modeOption, startBenchService } from './support/services.ts';
+import { benchCustomer } from './support/bench-customer.ts';
 
 const { values } = parseArgs({
   options: {
@@ -65,32 +66,7 @@ const service = await startBenchService({
 const { writeUrl, readUrl, dataDir } = service;
 
 /** The customer's bearer token and the body of an order to its stored address, on the service at `url`. */
-const customerOf = async (url: string) => {
-  const token = (await (
-    await fetch(`${url}/auth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'password', username: email, password }),
-    })
-  ).json()) as { access_token: string };
-  const auth = { Authorization: `Bearer ${token.access_token}` };
-  const address = (await (
-    await fetch(`${url}/users/me/addresses`, {
-      method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
-    })
-  ).json()) as { id: string };
-  const orderBody = JSON.stringify({
-    items: [
-      { productId: '1001', quantity: 2 },
-      { productId: '1017', quantity: 1 },
-    ],
-    shippingAddressId: address.id,
-    note: 'Leave with the neighbour',
-  });
-  return { auth, orderBody, postHeaders: { ...auth, 'Content-Type': 'application/json' } };
-};
+const customerOf = (url: string) => benchCustomer(url, { email, password });
 const { auth, orderBody, postHeaders } = await customerOf(writeUrl);
 
 /** Orders the service has acknowledged (201) so far: what its read model holds once caught up. */

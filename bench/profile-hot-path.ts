@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { load } from './support/processes.ts';
 import { startBenchService } from './support/services.ts';
 import { summariseProfile, type CpuProfile } from './support/profile-summary.ts';
+import { benchCustomer } from './support/bench-customer.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,30 +39,7 @@ const service = await startBenchService({
   env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` },
 });
 const url = service.writeUrl;
-const { access_token: token } = (await (
-  await fetch(`${url}/auth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'password', username: email, password }),
-  })
-).json()) as { access_token: string };
-const auth = { Authorization: `Bearer ${token}` };
-const address = (await (
-  await fetch(`${url}/users/me/addresses`, {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
-  })
-).json()) as { id: string };
-const orderBody = JSON.stringify({
-  items: [
-    { productId: '1001', quantity: 2 },
-    { productId: '1017', quantity: 1 },
-  ],
-  shippingAddressId: address.id,
-  note: 'Leave with the neighbour',
-});
-const postHeaders = { ...auth, 'Content-Type': 'application/json' };
+const { auth, orderBody, postHeaders } = await benchCustomer(url, { email, password });
 const placed = await fetch(`${url}/orders`, { method: 'POST', headers: postHeaders, body: orderBody });
 await placed.arrayBuffer();
 const orderPath = placed.headers.get('location')!;
