@@ -17,6 +17,7 @@ import { acceptBody } from '../../infrastructure/http/accept-body.ts';
 import { forbidden, notFound } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import {
+  asksPreconditions,
   noneMatchHolds,
   preconditionFailed,
   preconditionsHold,
@@ -126,6 +127,8 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
       throw forbidden('You may read this order, but not do this to it: it is not yours.');
     }
+    // The order's version costs opening its personal data and a hash: only for a request that names one.
+    if (!asksPreconditions(request)) return;
     const { representation: current } = await representationOf(reveal, details);
     if (!preconditionsHold(request, current)) {
       throw preconditionFailed(
