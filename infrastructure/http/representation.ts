@@ -89,16 +89,16 @@ export const ifMatchHolds = (header: string, currentEtag: string): boolean => {
   return false;
 };
 
-/**
- * RFC 9110, section 13.2.2, steps 1 and 2, for any method: If-Match when present, else If-Unmodified-Since
- * (against Last-Modified; ignored when either is absent or the date is not an HTTP-date). False: 412.
- */
 /** Whether a request that changes state names any precondition: else there is no version to compute. */
 export const asksPreconditions = (request: Request): boolean =>
   request.get('If-Match') !== undefined ||
   request.get('If-Unmodified-Since') !== undefined ||
   request.get('If-None-Match') !== undefined;
 
+/**
+ * RFC 9110, section 13.2.2, steps 1 and 2, for any method: If-Match when present, else If-Unmodified-Since
+ * (against Last-Modified; ignored when either is absent or the date is not an HTTP-date). False: 412.
+ */
 export const preconditionsHold = (
   request: Request,
   representation: Pick<Representation, 'etag' | 'lastModified'>,
