@@ -10,7 +10,9 @@ import { isUnderAny } from './path-prefixes.ts';
  *  2. the features' private paths (/auth/, /users/me, /orders): private, no-cache (over anything the
  *     handler chose);
  *  3. their public paths (/products, /categories, /search): public, s-maxage=300 unless the handler chose
- *     its own Cache-Control;
+ *     its own Cache-Control; but a 412 there is no-store: it answers the request's If-Match or
+ *     If-Unmodified-Since, not the URL, and a shared cache keying on the URL alone would answer it to every
+ *     later GET;
  *  4. (ours) any other error without a Cache-Control of its own: no-store. An error on another path (a
  *     404 on a path in other case, a 401 of an admin route) says nothing a cache should keep.
  */
@@ -26,6 +28,8 @@ const applyCacheControlRules = (
     response.setHeader('Cache-Control', 'no-store');
   } else if (isUnderAny(path, privatePaths)) {
     response.setHeader('Cache-Control', 'private, no-cache');
+  } else if (response.statusCode === 412) {
+    response.setHeader('Cache-Control', 'no-store');
   } else if (isUnderAny(path, publicPaths) && !response.hasHeader('Cache-Control')) {
     response.setHeader('Cache-Control', 'public, s-maxage=300');
   } else if (response.statusCode >= 400 && !response.hasHeader('Cache-Control')) {

@@ -5,7 +5,7 @@ import { recordRequestDuration } from '../metrics/http-metrics.ts';
 import { afterResponse } from './after-response.ts';
 import { bodyDeadline } from './body-deadline.ts';
 import { ApiError, validationFailed } from './api-error.ts';
-import { jsonBodyProblem, requireValidUtf8 } from './json-body-check.ts';
+import { jsonBodyProblem, requireValidUtf8, requireValidUtf8Form } from './json-body-check.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { enforceCacheControlRules } from './cache-control.ts';
 import type { CachePolicy } from './http-module.ts';
@@ -64,7 +64,12 @@ const bodyParsers = (): RequestHandler => {
     type: jsonTypes,
     verify: requireValidUtf8,
   });
-  const form = express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 100 });
+  const form = express.urlencoded({
+    extended: false,
+    limit: maxBodyBytes,
+    parameterLimit: 100,
+    verify: requireValidUtf8Form,
+  });
   return (request, response, next) => {
     if (request.method === 'GET' || request.method === 'HEAD') return next();
     // At once: body-parser would read the whole declared body before answering. Node then reads and drops

@@ -29,3 +29,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export const requireValidUtf8 = (_request: unknown, _response: unknown, body: Buffer, encoding: string) => {
   if (/^utf-?8$/i.test(encoding)) utf8.decode(body);
 };
+
+/**
+ * body-parser's `verify` for a form body: its bytes valid UTF-8 and every percent-escape decoding to UTF-8
+ * (not `%ZZ`, not `%FF`), as a JSON body's bytes and a query string's escapes must. The form parser would
+ * otherwise keep `%ZZ` as it is and turn the others into U+FFFD, a value the client never sent.
+ */
+export const requireValidUtf8Form = (request: unknown, response: unknown, body: Buffer, encoding: string) => {
+  requireValidUtf8(request, response, body, encoding);
+  decodeURIComponent(body.toString('utf8').replaceAll('+', ' '));
+};

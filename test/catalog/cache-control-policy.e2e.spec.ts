@@ -37,6 +37,18 @@ describe('the Cache-Control rules of docs/caching.md, on every response, errors 
     expect(await cacheControlOf('/search?q=a')).toBe('private, no-cache');
   });
 
+  it("a 412 on a public path is no-store: it answers the request's If-Match, not the URL", async () => {
+    // Shared for 300 s, as rule 3 would have it, a cache keying on the URL alone (no Vary names If-Match)
+    // could answer 412 to every later GET of the product: one bogus If-Match would hide it for 5 minutes.
+    for (const path of ['/products/1001', '/products/1001/stock', '/products', '/categories']) {
+      const response = await fetch(`${service.url}${path}`, { headers: { 'If-Match': '"no-such-version"' } });
+      expect(response.status, path).toBe(412);
+      expect(response.headers.get('cache-control'), path).toBe('no-store');
+    }
+    // The same resource, unconditional, keeps its own.
+    expect(await cacheControlOf('/products/1001/stock')).toBe('public, max-age=30, s-maxage=30');
+  });
+
   it('adds no Vary: nothing here negotiates its body', async () => {
     for (const path of ['/products', '/products/1001', '/categories', '/search?q=a', '/users/me']) {
       expect((await fetch(`${service.url}${path}`)).headers.get('vary')).toBeNull();

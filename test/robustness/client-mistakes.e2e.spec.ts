@@ -157,6 +157,28 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
     ]);
   });
 
+  it('a form body whose bytes, or percent-escapes, are not UTF-8 -> 400, as a JSON body or a query is', async () => {
+    const form = (body: Buffer | string) =>
+      fetch(`${service.url}/auth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+    const prefix = 'grant_type=password&password=long-enough&username=';
+    for (const body of [
+      Buffer.concat([Buffer.from(prefix), Buffer.from([0xff, 0xfe])]),
+      `${prefix}%FF%FE`,
+      `${prefix}%E0%A4%A`,
+      `${prefix}%ZZ`,
+    ]) {
+      const response = await form(body);
+      expect(response.status, String(body)).toBe(400);
+      expect((await problemOf(response)).errors).toEqual([{ field: 'body', message: 'not valid UTF-8' }]);
+    }
+    // Well-formed escapes and `+` still decode: a wrong password, not a malformed body.
+    expect((await form(`${prefix}caf%C3%A9+x%40example.com`)).status).toBe(401);
+  });
+
   describe('over raw sockets, as sent', () => {
     const raw = async (request: string, options: { firstResponse?: boolean } = {}) => {
       const [origin] = service.apiOrigins();
