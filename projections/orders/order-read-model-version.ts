@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CheckpointStore } from '../../infrastructure/event-sourcing/checkpoints.ts';
 import { checkpointNames, orderProjectionName } from '../projection-names.ts';
 import type { OrderReadModel } from './order-read-model.ts';
+import type { OrderView } from './order-projection.ts';
 
 const checkpoint = checkpointNames[orderProjectionName];
 
@@ -11,6 +12,16 @@ const checkpoint = checkpointNames[orderProjectionName];
  */
 export const orderReadModelIsCurrent = async (checkpoints: CheckpointStore) =>
   (await checkpoints.load(checkpoint)) !== undefined;
+
+/**
+ * What the fold before this version (checkpoint `orders`, the releases before versioned events) stored of
+ * an order: everything but `shipment`, which it did not know. projections:verify compares a read model that
+ * version built with this of a replay, field by field, so that a read model built before an upgrade is
+ * checked against the log as the new release reads it (every event through the codec, upcast) before the
+ * start that rebuilds it. Of a delivered order it kept no shipped time, so it cannot answer with
+ * `shipment`: served as it is, it would leave that out, hence the rebuild.
+ */
+export const asEarlierOrderView = ({ shipment: _shipment, ...earlier }: OrderView): OrderView => earlier;
 
 /**
  * Before the orders projection starts: a read model that an earlier version of the fold built (its
