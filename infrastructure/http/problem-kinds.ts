@@ -25,7 +25,7 @@ export const problemKinds = {
     status: 409,
     title: 'Conflict',
     description:
-      'The order lifecycle forbids this move from the current status; currentStatus and attemptedAction say which.',
+      "The resource's lifecycle forbids this move from its current status; currentStatus and attemptedAction say which.",
   },
   conflict: { status: 409, title: 'Conflict', description: 'The request conflicts with the current state.' },
   'precondition-failed': {
