@@ -16,7 +16,10 @@ const document = createServiceDocument(settings) as unknown as {
   tags: { name: string; description: string; externalDocs?: { url: string } }[];
   paths: Record<
     string,
-    Record<string, { responses: Record<string, { description: string }>; security?: unknown[] }>
+    Record<
+      string,
+      { responses: Record<string, { description: string }>; security?: unknown[]; tags?: string[] }
+    >
   >;
   webhooks: Record<string, unknown>;
 };
@@ -32,6 +35,17 @@ describe('the OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(document.openapi).toBe('3.1.0');
+  });
+
+  it('files every operation under exactly one of the tags it declares', () => {
+    const declared = document.tags.map((tag) => tag.name);
+    const undeclared = operations.filter(
+      ({ operation }) => operation.tags?.length !== 1 || !declared.includes(operation.tags[0]!),
+    );
+    expect(operations.length).toBeGreaterThan(40);
+    expect(undeclared.map(({ method, path, operation }) => `${method} ${path}: ${operation.tags}`)).toEqual(
+      [],
+    );
   });
 
   it('names {base_url} as its server, and links the orders and products tags to {docs_url}', () => {
