@@ -10,7 +10,6 @@ const topLevelFolders = [
   'query-api',
   'webhook-dispatcher',
   'infrastructure',
-  'catalog',
   'identity',
   'openapi',
   'embedded',

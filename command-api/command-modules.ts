@@ -1,6 +1,6 @@
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CatalogStore } from '../catalog/catalog.ts';
+import type { CatalogStore } from '../projections/catalog/catalog.ts';
 import type { Authenticator } from '../identity/authenticator.ts';
 import type { UserStore } from '../identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';

@@ -4,8 +4,8 @@ import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.
 import { commandModules } from './command-modules.ts';
 import { checkPortAvailable } from '../infrastructure/http/listen.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
-import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
-import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
+import { seedDemoCatalog } from '../projections/catalog/demo-catalog.ts';
+import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cachePurgeEnvironment, catalogEnvironment } from '../catalog/catalog-config.ts';
+import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
   consistencyEnvironment,

@@ -4,8 +4,8 @@ import {
   productDetailCacheControl,
   productListCacheControl,
   stockCacheControl,
-} from '../catalog/catalog-representations.ts';
-import { searchQuery } from '../catalog/catalog-routes.ts';
+} from '../query-api/catalog/catalog-representations.ts';
+import { searchQuery } from '../query-api/catalog/catalog-routes.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
 import { pageOf, problemSchema, timestamp } from './common-schemas.ts';
 

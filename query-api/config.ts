@@ -4,7 +4,7 @@ import {
   personalDataEnvironment,
   requirePersonalDataKey,
 } from '../infrastructure/config/personal-data-environment.ts';
-import { cachePurgeEnvironment, catalogEnvironment } from '../catalog/catalog-config.ts';
+import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
 import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
 import {
   checkEventLog,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { catalogQueryModule } from '../catalog/catalog-module.ts';
-import type { CatalogStore } from '../catalog/catalog.ts';
+import { catalogQueryModule } from './catalog/catalog-module.ts';
+import type { CatalogStore } from '../projections/catalog/catalog.ts';
 import type { Authenticator } from '../identity/authenticator.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { queryModules } from './query-modules.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
-import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
+import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
 import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
 import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
 import { createMongoUserStore } from '../identity/mongo-user-store.ts';

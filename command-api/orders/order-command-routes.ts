@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { CatalogStore } from '../../catalog/catalog.ts';
+import type { CatalogStore } from '../../projections/catalog/catalog.ts';
 import { orderDecider, type OrderState } from '../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';

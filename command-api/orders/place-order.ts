@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
-import type { Product } from '../../catalog/catalog.ts';
-import type { CatalogStore } from '../../catalog/catalog.ts';
+import type { Product } from '../../projections/catalog/catalog.ts';
+import type { CatalogStore } from '../../projections/catalog/catalog.ts';
 import type { PlaceOrder } from '../../domain/orders/order.ts';
 import { money } from '../../domain/shared/money.ts';
 import type { StoredAddress, UserStore } from '../../identity/users.ts';

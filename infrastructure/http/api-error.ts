@@ -1,6 +1,5 @@
+import type { FieldError } from '../validation/field-errors.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
-
-export type FieldError = { field: string; message: string };
 
 /**
  * An error that knows its HTTP answer: kind (and so status and title), detail, extension members and

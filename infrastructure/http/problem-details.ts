@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { InvariantViolationError } from '../../domain/shared/errors.ts';
 import { ConcurrencyExhaustedError } from '../event-sourcing/command-handler.ts';
 import { storageFailureOf } from '../storage/storage-failure.ts';
-import { ApiError, UnauthorizedError, type FieldError } from './api-error.ts';
+import type { FieldError } from '../validation/field-errors.ts';
+import { ApiError, UnauthorizedError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
 import { requirePreconditionsWithoutValidators } from './representation.ts';
 

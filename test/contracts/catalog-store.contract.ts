@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogStore, Category, Product } from '../../catalog/catalog.ts';
+import type { CatalogStore, Category, Product } from '../../projections/catalog/catalog.ts';
 
 const kitchen: Category = { id: 'kitchen', name: 'Kitchen' };
 const garden: Category = { id: 'garden', name: 'Garden' };

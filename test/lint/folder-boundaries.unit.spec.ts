@@ -17,12 +17,27 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
       "import { x } from '../../command-api/orders/place-order.ts';",
       "import { x } from '../../query-api/orders/order-query-routes.ts';",
       "import { x } from '../../webhook-dispatcher/delivery-worker.ts';",
-      "import { x } from '../../catalog/catalog.ts';",
+      "import { x } from '../../query-api/catalog/catalog-routes.ts';",
     ],
     accepts: [
       "import { x } from '../../domain/orders/order-events.ts';",
       "import { x } from '../../infrastructure/event-sourcing/revision-guard.ts';",
       "import { x } from './order-details.ts';",
+      "import { x } from '../catalog/catalog.ts';",
+    ],
+  },
+  {
+    file: 'projections/catalog/example.ts',
+    refuses: [
+      "import { x } from '../../infrastructure/http/validation.ts';",
+      "import { x } from '../../query-api/catalog/catalog-representations.ts';",
+      "import { x } from '../../command-api/orders/place-order.ts';",
+    ],
+    accepts: [
+      "import { x } from './catalog.ts';",
+      "import { x } from '../../domain/shared/money.ts';",
+      "import { x } from '../../infrastructure/validation/field-errors.ts';",
+      "import { x } from '../../infrastructure/sqlite/open-database.ts';",
     ],
   },
   {
@@ -31,11 +46,13 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
       "import { x } from '../../query-api/orders/order-query-routes.ts';",
       "import { x } from '../../webhook-dispatcher/retry-policy.ts';",
       "import { x } from '../../embedded/start.ts';",
+      "import { x } from '../../query-api/catalog/catalog-module.ts';",
     ],
     accepts: [
       "import { x } from '../../projections/orders/order-details.ts';",
       "import { x } from '../../domain/orders/order-decider.ts';",
       "import { x } from '../../infrastructure/http/representation.ts';",
+      "import { x } from '../../projections/catalog/catalog-snapshot.ts';",
     ],
   },
   {
@@ -44,7 +61,10 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
       "import { x } from '../../command-api/orders/order-errors.ts';",
       "import { x } from '../../webhook-dispatcher/delivery-worker.ts';",
     ],
-    accepts: ["import { x } from '../../projections/orders/order-resource.ts';"],
+    accepts: [
+      "import { x } from '../../projections/orders/order-resource.ts';",
+      "import { x } from '../../projections/catalog/catalog.ts';",
+    ],
   },
   {
     file: 'webhook-dispatcher/example.ts',
@@ -59,7 +79,8 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
     refuses: [
       "import { x } from '../../domain/orders/order.ts';",
       "import { x } from '../../projections/orders/order-details.ts';",
-      "import { x } from '../../catalog/catalog.ts';",
+      "import { x } from '../../projections/catalog/catalog.ts';",
+      "import { x } from '../../query-api/catalog/catalog-routes.ts';",
       "import { x } from '../../identity/permissions.ts';",
       "import { x } from '../../webhook-dispatcher/retry-policy.ts';",
     ],
@@ -72,7 +93,7 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
     file: 'domain/orders/example.ts',
     refuses: [
       "import { x } from '../../projections/orders/order-details.ts';",
-      "import { x } from '../../catalog/catalog.ts';",
+      "import { x } from '../../projections/catalog/catalog.ts';",
       "import { x } from '../../identity/users.ts';",
     ],
     accepts: ["import { x } from '../shared/money.ts';"],

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Product } from '../../catalog/catalog.ts';
+import type { Product } from '../../projections/catalog/catalog.ts';
 import { placeOrderCommand, placeOrderRequest } from '../../command-api/orders/place-order.ts';
 import type { StoredAddress } from '../../identity/users.ts';
-import { fieldErrors } from '../../infrastructure/http/validation.ts';
+import { fieldErrors } from '../../infrastructure/validation/field-errors.ts';
 
 /**
  * The rules of POST /orders' body, all in one schema: the shape of each line, distinct products, the stock

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { createMongoCatalogStore } from '../../catalog/mongo-catalog-store.ts';
+import { createMongoCatalogStore } from '../../projections/catalog/mongo-catalog-store.ts';
 import { createMongoIdempotencyStore } from '../../command-api/idempotency/mongo-idempotency-store.ts';
 import { createMongoRefreshTokenStore } from '../../identity/mongo-refresh-token-store.ts';
 import { createMongoUserStore } from '../../identity/mongo-user-store.ts';

@@ -37,8 +37,8 @@ import {
   sqliteProjection,
 } from '@event-driven-io/emmett-sqlite';
 import type { NextFunction, Request, Response, Router } from 'express';
-import type { Product } from '../../../catalog/catalog.ts';
-import { readCatalogFile } from '../../../catalog/catalog-file.ts';
+import type { Product } from '../../../projections/catalog/catalog.ts';
+import { readCatalogFile } from '../../../projections/catalog/catalog-file.ts';
 import { placeOrderCommand, placeOrderRequest } from '../../../command-api/orders/place-order.ts';
 import { orderDecider, type OrderState } from '../../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../../domain/orders/order-events.ts';
@@ -141,7 +141,9 @@ const handle = CommandHandler<OrderState, OrderEvent>({
 
 const products = new Map<number, Product>(
   readCatalogFile(
-    JSON.parse(readFileSync(new URL('../../../catalog/demo-catalog.json', import.meta.url), 'utf8')),
+    JSON.parse(
+      readFileSync(new URL('../../../projections/catalog/demo-catalog.json', import.meta.url), 'utf8'),
+    ),
     config.currency,
   ).products.map((product) => [product.id, product]),
 );

@@ -1,14 +1,14 @@
 // The ceiling of GET /products/{id} (issue 31): the least that route must do. On top of ceiling-app.ts
 // (Express 5, security headers, X-Request-Id, the log line with --log; no token: the catalogue is public):
 // each product of the demo catalogue rendered once at start, as the service renders it
-// (catalog/catalog-representations.ts: its bytes, strong ETag, Last-Modified and Cache-Control), kept in
+// (query-api/catalog/catalog-representations.ts: its bytes, strong ETag, Last-Modified and Cache-Control), kept in
 // memory by id; Surrogate-Key; 304 when If-None-Match (or If-Modified-Since) says the client's copy is
 // current (infrastructure/http/representation.ts).
 // Run: node bench/support/ceilings/get-product.ts CONFIG.json [--log]; prints its URL on stdout.
 import { readFileSync } from 'node:fs';
-import { readCatalogFile } from '../../../catalog/catalog-file.ts';
-import { productDetailCacheControl } from '../../../catalog/catalog-representations.ts';
-import { surrogateKeys } from '../../../catalog/surrogate-keys.ts';
+import { readCatalogFile } from '../../../projections/catalog/catalog-file.ts';
+import { productDetailCacheControl } from '../../../query-api/catalog/catalog-representations.ts';
+import { surrogateKeys } from '../../../projections/catalog/surrogate-keys.ts';
 import { moneyToDecimal } from '../../../domain/shared/money.ts';
 import {
   jsonRepresentation,
@@ -20,7 +20,9 @@ import { bareErrors, ceilingApp, ceilingConfig, listen } from './ceiling-app.ts'
 const config = ceilingConfig<{ currency: string }>();
 const representations = new Map<string, Representation & { surrogateKey: string }>(
   readCatalogFile(
-    JSON.parse(readFileSync(new URL('../../../catalog/demo-catalog.json', import.meta.url), 'utf8')),
+    JSON.parse(
+      readFileSync(new URL('../../../projections/catalog/demo-catalog.json', import.meta.url), 'utf8'),
+    ),
     config.currency,
   ).products.map((product) => [
     String(product.id),

@@ -15,8 +15,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import express from 'express';
-import type { Product } from '../../../catalog/catalog.ts';
-import { readCatalogFile } from '../../../catalog/catalog-file.ts';
+import type { Product } from '../../../projections/catalog/catalog.ts';
+import { readCatalogFile } from '../../../projections/catalog/catalog-file.ts';
 import { placeOrderCommand, placeOrderRequest } from '../../../command-api/orders/place-order.ts';
 import { money } from '../../../domain/shared/money.ts';
 import type { Address } from '../../../domain/orders/order.ts';
@@ -36,7 +36,9 @@ const groupCommit = process.argv.includes('--group-commit');
 
 const products = new Map<number, Product>(
   readCatalogFile(
-    JSON.parse(readFileSync(new URL('../../../catalog/demo-catalog.json', import.meta.url), 'utf8')),
+    JSON.parse(
+      readFileSync(new URL('../../../projections/catalog/demo-catalog.json', import.meta.url), 'utf8'),
+    ),
     config.currency,
   ).products.map((product) => [product.id, product]),
 );

@@ -1,12 +1,16 @@
 import type { Request, Router } from 'express';
-import { createRouter } from '../infrastructure/http/router.ts';
+import { createRouter } from '../../infrastructure/http/router.ts';
 import { z } from 'zod';
-import { ApiError, notFound, validationFailed } from '../infrastructure/http/api-error.ts';
-import { sendJson, sendRepresentation, type Representation } from '../infrastructure/http/representation.ts';
-import { parseInput } from '../infrastructure/http/validation.ts';
-import type { CatalogStore } from './catalog.ts';
+import { ApiError, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
+import {
+  sendJson,
+  sendRepresentation,
+  type Representation,
+} from '../../infrastructure/http/representation.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
+import type { CatalogStore } from '../../projections/catalog/catalog.ts';
 import type { CatalogRepresentations } from './catalog-representations.ts';
-import { surrogateKeys } from './surrogate-keys.ts';
+import { surrogateKeys } from '../../projections/catalog/surrogate-keys.ts';
 
 /** Canonical positive integers only, so one product has one URL (and one entry in every cache). */
 const productIdPattern = /^[1-9]\d{0,15}$/;

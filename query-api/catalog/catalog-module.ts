@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../infrastructure/clock.ts';
-import type { HttpModule } from '../infrastructure/http/http-module.ts';
+import type { Clock } from '../../infrastructure/clock.ts';
+import type { HttpModule } from '../../infrastructure/http/http-module.ts';
 import { purgeTimings, startCachePurger } from './cache-purger.ts';
-import type { CatalogStore } from './catalog.ts';
+import type { CatalogStore } from '../../projections/catalog/catalog.ts';
 import { createCatalogRepresentations } from './catalog-representations.ts';
-import { createCatalogSnapshot } from './catalog-snapshot.ts';
+import { createCatalogSnapshot } from '../../projections/catalog/catalog-snapshot.ts';
 import { catalogRoutes } from './catalog-routes.ts';
 import { createPurgeMetrics } from './purge-metrics.ts';
 import { httpPurgeSender } from './send-purge.ts';
