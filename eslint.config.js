@@ -11,7 +11,6 @@ const topLevelFolders = [
   'webhook-dispatcher',
   'infrastructure',
   'catalog',
-  'identity',
   'openapi',
   'embedded',
   'cli',

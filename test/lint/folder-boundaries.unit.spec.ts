@@ -60,7 +60,7 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
       "import { x } from '../../domain/orders/order.ts';",
       "import { x } from '../../projections/orders/order-details.ts';",
       "import { x } from '../../catalog/catalog.ts';",
-      "import { x } from '../../identity/permissions.ts';",
+      "import { x } from '../../domain/identity/permissions.ts';",
       "import { x } from '../../webhook-dispatcher/retry-policy.ts';",
     ],
     accepts: [
@@ -73,7 +73,7 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
     refuses: [
       "import { x } from '../../projections/orders/order-details.ts';",
       "import { x } from '../../catalog/catalog.ts';",
-      "import { x } from '../../identity/users.ts';",
+      "import { x } from '../../projections/identity/users.ts';",
     ],
     accepts: ["import { x } from '../shared/money.ts';"],
   },
