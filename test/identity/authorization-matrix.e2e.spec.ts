@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations, type Operation } from '../../domain/domain/identity/permissions.ts';
+import { operations, type Operation } from '../../domain/identity/permissions.ts';
 import { roles, type Role } from '../../domain/identity/roles.ts';
 import { anAddress, orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';

@@ -11,7 +11,7 @@ import { randomUUIDv7 } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { scopeOf } from '../../../domain/domain/identity/permissions.ts';
+import { scopeOf } from '../../../domain/identity/permissions.ts';
 import { httpDate, notModified, strongEtag } from '../../../infrastructure/http/representation.ts';
 import { bareErrors, bearerAuth, ceilingApp, ceilingConfig, listen } from './ceiling-app.ts';
 
