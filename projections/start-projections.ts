@@ -4,7 +4,7 @@ import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { startOperationsServer } from '../infrastructure/http/operations-server.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
-import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import type { ProjectionsConfig } from './config.ts';
 import { eventRelayMember, eventRelayName } from './relay/event-relay.ts';
@@ -73,21 +73,18 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     projections,
     relay: async () => progressOf(eventRelayName).position(),
   });
-  const readiness = createReadiness({
-    timeoutMs: config.readiness.checkTimeoutMs,
+  const http = await startOperationsServer({
+    port: config.port,
+    host: config.host,
+    logger,
+    metrics,
+    checkTimeoutMs: config.readiness.checkTimeoutMs,
     checks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),
       kafka: pingCheck(bus.ping),
       projections: projectionLagCheck({ eventStore, projections, maxLag: config.readiness.maxProjectionLag }),
     },
-  });
-  const http = await startOperationsServer({
-    port: config.port,
-    host: config.host,
-    logger,
-    metrics,
-    readiness,
   });
   logger.info({ url: http.url }, 'projections running');
   return {
