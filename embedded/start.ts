@@ -32,11 +32,8 @@ import { createPersonalDataKeyring } from '../infrastructure/personal-data/keyri
 import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
-import {
-  checkpointNames,
-  orderProjectionName,
-  subscriptionProjectionName,
-} from '../projections/projection-names.ts';
+import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
+import { ordersProjection } from '../projections/orders/orders-projection.ts';
 import { emptyOutdatedOrderReadModel } from '../projections/orders/order-read-model-version.ts';
 import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
 
@@ -119,11 +116,9 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
   const checkpoints = createSqliteCheckpointStore(readStore);
   await emptyOutdatedOrderReadModel({ readModel, checkpoints, logger });
   const projection = await startProjectionRunner({
-    name: orderProjectionName,
-    checkpoint: checkpointNames[orderProjectionName],
+    ...ordersProjection(readModel),
     eventStore,
     checkpoints,
-    apply: (events) => readModel.applyEvents(events),
     logger,
     minBatchIntervalMs: config.projectionBatchIntervalMs,
   });

@@ -13,7 +13,9 @@ import { createMongoOrderReadModel } from './orders/mongo-order-read-model.ts';
 import { createMongoWebhookSubscriptionReadModel } from './webhook-subscriptions/mongo-subscription-read-model.ts';
 import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
-import { checkpointNames, orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
+import { orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
+import { ordersProjection } from './orders/orders-projection.ts';
+import { subscriptionsProjection } from './webhook-subscriptions/subscriptions-projection.ts';
 import { emptyOutdatedOrderReadModel } from './orders/order-read-model-version.ts';
 import { startProjectionGroup } from '../infrastructure/event-sourcing/projection-group.ts';
 
@@ -47,16 +49,8 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     logger,
     minBatchIntervalMs: config.batchIntervalMs,
     members: [
-      {
-        name: orderProjectionName,
-        checkpoint: checkpointNames[orderProjectionName],
-        apply: (events) => orders.applyEvents(events),
-      },
-      {
-        name: subscriptionProjectionName,
-        checkpoint: checkpointNames[subscriptionProjectionName],
-        apply: (events) => subscriptions.applyEvents(events),
-      },
+      ordersProjection(orders),
+      subscriptionsProjection(subscriptions),
       eventRelayMember({ eventStore, bus, topics: config.kafka.topics }),
     ],
   });
