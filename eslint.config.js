@@ -10,7 +10,6 @@ const topLevelFolders = [
   'query-api',
   'webhook-dispatcher',
   'infrastructure',
-  'identity',
   'openapi',
   'embedded',
   'cli',

@@ -17,7 +17,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { signingKeyFromPem } from '../identity/signing-keys.ts';
+import { signingKeyFromPem } from '../infrastructure/auth/signing-keys.ts';
 import { atLeast, goalsOption, printGoals, writeGoals, type GoalRow } from './support/goals.ts';
 import { ensureEmmettPeer } from './support/emmett-peer.ts';
 import {

@@ -9,12 +9,12 @@ import type { CatalogStore } from '../projections/catalog/catalog.ts';
 import { catalogEnvironment } from '../projections/catalog/catalog-config.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
 import { createSqliteCatalogStore } from '../projections/catalog/sqlite-catalog-store.ts';
-import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
-import { createMongoUserStore } from '../identity/mongo-user-store.ts';
-import type { RefreshTokenStore } from '../identity/refresh-tokens.ts';
-import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
-import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
-import type { UserStore } from '../identity/users.ts';
+import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
+import { createMongoUserStore } from '../projections/identity/mongo-user-store.ts';
+import type { RefreshTokenStore } from '../infrastructure/auth/refresh-tokens.ts';
+import { createSqliteRefreshTokenStore } from '../infrastructure/auth/sqlite-refresh-token-store.ts';
+import { createSqliteUserStore } from '../projections/identity/sqlite-user-store.ts';
+import type { UserStore } from '../projections/identity/users.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import {
   personalDataConfig,

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadOrCreateSigningKey } from '../identity/signing-keys.ts';
+import { loadOrCreateSigningKey } from '../infrastructure/auth/signing-keys.ts';
 import { loadOrCreateSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
 import { DataError } from './catalog-commands.ts';
 import { UsageError, type CommandContext } from './user-commands.ts';

@@ -1,10 +1,10 @@
-import { createSessions } from '../identity/sessions.ts';
-import { createUserErasure, isErased } from '../identity/erase-user.ts';
+import { createSessions } from '../infrastructure/auth/sessions.ts';
+import { createUserErasure, isErased } from '../command-api/identity/erase-user.ts';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { hashPassword } from '../identity/passwords.ts';
-import { isRole, roles, type Role } from '../identity/roles.ts';
-import { EmailTakenError, type User } from '../identity/users.ts';
+import { hashPassword } from '../infrastructure/auth/passwords.ts';
+import { isRole, roles, type Role } from '../domain/identity/roles.ts';
+import { EmailTakenError, type User } from '../projections/identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { AdminStores } from './admin-stores.ts';
 

@@ -1,15 +1,17 @@
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CatalogStore } from '../projections/catalog/catalog.ts';
-import type { Authenticator } from '../identity/authenticator.ts';
-import type { UserStore } from '../identity/users.ts';
+import type { Authenticator } from '../infrastructure/auth/authenticator.ts';
+import type { UserStore } from '../projections/identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
+import type { RefreshTokenStore } from '../infrastructure/auth/refresh-tokens.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
+import { identityCommandModule } from './identity/identity-command-module.ts';
 import { ordersCommandModule } from './orders/orders-command-module.ts';
 import { subscriptionsCommandModule } from './webhook-subscriptions/subscriptions-command-module.ts';
 
@@ -25,6 +27,7 @@ export const commandModules = ({
   webhooks,
   config,
   personalData,
+  flushDeleted,
   clock,
   logger,
 }: {
@@ -33,6 +36,7 @@ export const commandModules = ({
   stores: {
     catalog: CatalogStore;
     users: UserStore;
+    refreshTokens: RefreshTokenStore;
     idempotency: IdempotencyStore;
     /** The webhook retry state: an admin's retry of a delivery reads it. */
     deliveries: Pick<DeliveryQueue, 'get'>;
@@ -48,8 +52,10 @@ export const commandModules = ({
    * revision every `refreshIntervalMs` (0: before every order).
    */
   config: { catalog: { currency: string; refreshIntervalMs: number } };
-  /** Seals the personal data of new events, opens it in answers. */
+  /** Seals the personal data of new events and stored addresses, opens it in answers. */
   personalData: PersonalDataKeyring;
+  /** Drops what the store keeps of deleted rows beside its tables (SQLite's WAL), after an erasure. */
+  flushDeleted?: () => Promise<void>;
   clock: Clock;
   logger: Logger;
 }): HttpModule[] => [
@@ -74,5 +80,14 @@ export const commandModules = ({
     deliveries: stores.deliveries,
     clock,
     newId: randomUUID,
+  }),
+  identityCommandModule({
+    users: stores.users,
+    refreshTokens: stores.refreshTokens,
+    authenticator,
+    eventStore,
+    keyring: personalData,
+    flushDeleted,
+    clock,
   }),
 ];

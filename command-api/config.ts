@@ -5,7 +5,7 @@ import {
   requirePersonalDataKey,
 } from '../infrastructure/config/personal-data-environment.ts';
 import { catalogEnvironment } from '../projections/catalog/catalog-config.ts';
-import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
+import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
 import {
   checkEventLog,
   demoSeedEnvironment,
@@ -26,7 +26,7 @@ export const commandApiConfigSchema = z
     ...httpApiEnvironment,
     ...distributedStoresEnvironment,
     ...personalDataEnvironment,
-    ...identityEnvironment,
+    ...authEnvironment,
     ...catalogEnvironment,
     ...webhookEnvironment,
     ...demoSeedEnvironment,
@@ -49,7 +49,7 @@ export const commandApiConfigSchema = z
         currency: env.CATALOG_CURRENCY,
         refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
       },
-      identity: identityConfig(env, api.publicBaseUrl),
+      auth: authConfig(env, api.publicBaseUrl),
       webhooks: webhookConfig(env),
       personalData: personalDataConfig(env),
     };

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { principalOf } from '../identity/authenticate.ts';
+import { principalOf } from '../infrastructure/auth/authenticate.ts';
 import type { EventMetadata } from '../infrastructure/event-store/event-store.ts';
 import { requestIdOf } from '../infrastructure/http/request-id.ts';
 

@@ -6,11 +6,13 @@ import { checkPortAvailable } from '../infrastructure/http/listen.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../projections/catalog/demo-catalog.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
-import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
-import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
-import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
-import { withAddressCache } from '../identity/address-cache.ts';
-import { createMongoUserStore } from '../identity/mongo-user-store.ts';
+import { formatDemoCredentials, seedDemoUsers } from './identity/demo-users.ts';
+import { roles } from '../domain/identity/roles.ts';
+import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
+import { authorize } from './authorize.ts';
+import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
+import { withAddressCache } from '../projections/identity/address-cache.ts';
+import { createMongoUserStore } from '../projections/identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
@@ -57,13 +59,15 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     generatedKeyPath: null,
     logger,
   });
-  const identity = createIdentityModule({
-    users,
-    refreshTokens: await createMongoRefreshTokenStore(db),
-    signingKey: resolveSigningKey(config.identity, null),
-    config: config.identity,
+  const refreshTokens = await createMongoRefreshTokenStore(db);
+  const auth = createAuthModule({
+    accounts: users,
+    refreshTokens,
+    signingKey: resolveSigningKey(config.auth, null),
+    roles,
+    authorize,
+    config: config.auth,
     clock,
-    personalData: { keyring, eventStore },
   });
   const service = await startHttpService({
     name: 'command API',
@@ -74,10 +78,11 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     modules: [
       ...commandModules({
         eventStore,
-        authenticator: identity.authenticator,
+        authenticator: auth.authenticator,
         stores: {
           catalog,
           users,
+          refreshTokens,
           idempotency: await createMongoIdempotencyStore(db),
           deliveries: await createMongoDeliveryQueue(db),
         },
@@ -90,7 +95,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
         clock,
         logger,
       }),
-      identity,
+      auth.module,
     ],
     readinessChecks: {
       eventLog: eventLogCheck(eventStore),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
-import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
+import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
 import {
   consistencyEnvironment,
   demoSeedEnvironment,
@@ -59,7 +59,7 @@ export const embeddedConfigSchema = z
     // Larger than the distributed mode's 2 ms: here every follower shares the one core that also answers
     // the requests, and a transaction fewer is worth more.
     ...projectionBatchEnvironment(10),
-    ...identityEnvironment,
+    ...authEnvironment,
     ...catalogEnvironment,
     ...cachePurgeEnvironment,
     ...webhookEnvironment,
@@ -90,7 +90,7 @@ export const embeddedConfigSchema = z
         refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
         purgeUrls: env.CACHE_PURGE_URLS ?? [],
       },
-      identity: identityConfig(env, publicBaseUrl),
+      auth: authConfig(env, publicBaseUrl),
       webhooks: webhookConfig(env),
       personalData: personalDataConfig(env),
     };

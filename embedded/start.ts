@@ -7,11 +7,13 @@ import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../projections/catalog/demo-catalog.ts';
 import { createSqliteCatalogStore } from '../projections/catalog/sqlite-catalog-store.ts';
 import { createSqliteIdempotencyStore } from '../command-api/idempotency/sqlite-idempotency-store.ts';
-import { formatDemoCredentials, seedDemoUsers } from '../identity/demo-users.ts';
-import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
-import { createSqliteRefreshTokenStore } from '../identity/sqlite-refresh-token-store.ts';
-import { withAddressCache } from '../identity/address-cache.ts';
-import { createSqliteUserStore } from '../identity/sqlite-user-store.ts';
+import { formatDemoCredentials, seedDemoUsers } from '../command-api/identity/demo-users.ts';
+import { roles } from '../domain/identity/roles.ts';
+import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
+import { authorize } from '../command-api/authorize.ts';
+import { createSqliteRefreshTokenStore } from '../infrastructure/auth/sqlite-refresh-token-store.ts';
+import { withAddressCache } from '../projections/identity/address-cache.ts';
+import { createSqliteUserStore } from '../projections/identity/sqlite-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
@@ -30,11 +32,8 @@ import { createPersonalDataKeyring } from '../infrastructure/personal-data/keyri
 import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import type { EmbeddedConfig } from './config.ts';
 import { startEmbeddedWebhooks } from './webhooks.ts';
-import {
-  checkpointNames,
-  orderProjectionName,
-  subscriptionProjectionName,
-} from '../projections/projection-names.ts';
+import { orderProjectionName, subscriptionProjectionName } from '../projections/projection-names.ts';
+import { ordersProjection } from '../projections/orders/orders-projection.ts';
 import { emptyOutdatedOrderReadModel } from '../projections/orders/order-read-model-version.ts';
 import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
 
@@ -103,30 +102,23 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     logger.info('imported the demo catalogue into the empty catalogue');
   }
 
-  const identity = createIdentityModule({
-    users,
+  const auth = createAuthModule({
+    accounts: users,
     refreshTokens,
-    signingKey: resolveSigningKey(config.identity, join(config.dataDir, 'keys', 'jwt-signing-key.pem')),
-    config: config.identity,
+    signingKey: resolveSigningKey(config.auth, join(config.dataDir, 'keys', 'jwt-signing-key.pem')),
+    roles,
+    authorize,
+    config: config.auth,
     clock,
-    personalData: {
-      keyring,
-      eventStore,
-      flushDeleted: async () => {
-        readStore.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      },
-    },
   });
 
   const readModel = createSqliteOrderReadModel(readStore);
   const checkpoints = createSqliteCheckpointStore(readStore);
   await emptyOutdatedOrderReadModel({ readModel, checkpoints, logger });
   const projection = await startProjectionRunner({
-    name: orderProjectionName,
-    checkpoint: checkpointNames[orderProjectionName],
+    ...ordersProjection(readModel),
     eventStore,
     checkpoints,
-    apply: (events) => readModel.applyEvents(events),
     logger,
     minBatchIntervalMs: config.projectionBatchIntervalMs,
   });
@@ -153,33 +145,38 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     modules: [
       ...commandModules({
         eventStore,
-        authenticator: identity.authenticator,
+        authenticator: auth.authenticator,
         stores: {
           catalog,
           users,
+          refreshTokens,
           idempotency: createSqliteIdempotencyStore(readStore),
           deliveries: webhooks.deliveries,
         },
         webhooks: webhooks.commandSide,
         config,
         personalData: keyring,
+        flushDeleted: async () => {
+          readStore.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+        },
         clock,
         logger,
       }),
       // The caches in front hear of each import once, from here (the only process serving it).
       ...queryModules({
         eventStore,
-        authenticator: identity.authenticator,
+        authenticator: auth.authenticator,
         orders: { readModel, progress: projection },
         subscriptions: webhooks.querySide,
         catalog,
+        users,
         config,
         clock,
         logger,
         metrics,
         reveal: keyring.reveal,
       }),
-      identity,
+      auth.module,
     ],
     readinessChecks: {
       eventLog: eventLogCheck(eventStore),

@@ -20,7 +20,7 @@ import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-disp
 import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 import type { EmbeddedConfig } from './config.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
-import { subscriptionProjectionName } from '../projections/projection-names.ts';
+import { subscriptionsProjection } from '../projections/webhook-subscriptions/subscriptions-projection.ts';
 
 /** Topic names on the in-process bus (the same defaults as Kafka's). */
 export const embeddedTopics = {
@@ -55,10 +55,9 @@ export const startEmbeddedWebhooks = async ({
   const checkpoints = createSqliteCheckpointStore(readStore);
   const subscriptions = createSqliteWebhookSubscriptionReadModel(readStore);
   const subscriptionProjection = await startProjectionRunner({
-    name: subscriptionProjectionName,
+    ...subscriptionsProjection(subscriptions),
     eventStore,
     checkpoints,
-    apply: (events) => subscriptions.applyEvents(events),
     logger,
     // Under a stream of orders, a batch (and a checkpoint write) per interval rather than per event.
     minBatchIntervalMs: config.projectionBatchIntervalMs,

@@ -1,8 +1,8 @@
-import { accessDescription } from '../identity/permissions.ts';
+import { accessDescription } from '../domain/identity/permissions.ts';
 import { z } from 'zod';
-import { passwordGrant, refreshGrant, revocationRequest } from '../identity/identity-routes.ts';
-import { addressSchema as addressBody } from '../identity/user-routes.ts';
-import { roles } from '../identity/roles.ts';
+import { passwordGrant, refreshGrant, revocationRequest } from '../infrastructure/auth/token-routes.ts';
+import { addressSchema as addressBody } from '../command-api/identity/address-routes.ts';
+import { roles } from '../domain/identity/roles.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
 import { storedAddressSchema } from './common-schemas.ts';
 

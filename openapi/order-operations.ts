@@ -1,4 +1,4 @@
-import { accessDescription } from '../identity/permissions.ts';
+import { accessDescription } from '../domain/identity/permissions.ts';
 import { z } from 'zod';
 import { idempotencyKeyFormat } from '../command-api/idempotency/idempotent.ts';
 import { cancelBody, noBody, paymentBody, shipBody } from '../command-api/orders/order-schemas.ts';

@@ -103,12 +103,12 @@ export const documentSettingsOf = (config: {
   publicBaseUrl: string;
   docsUrl: string;
   errorTypeBase: string;
-  identity: { realm: string };
+  auth: { realm: string };
 }): DocumentSettings => ({
   baseUrl: config.publicBaseUrl,
   docsUrl: config.docsUrl,
   errorTypeBase: config.errorTypeBase,
-  realm: config.identity.realm,
+  realm: config.auth.realm,
 });
 
 export const serviceDocsRoutes = (settings: DocumentSettings) => {

@@ -1,4 +1,4 @@
-import { accessDescription } from '../identity/permissions.ts';
+import { accessDescription } from '../domain/identity/permissions.ts';
 import { z } from 'zod';
 import { noBody } from '../command-api/orders/order-schemas.ts';
 import {

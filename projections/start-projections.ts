@@ -4,7 +4,7 @@ import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { startOperationsServer } from '../infrastructure/http/operations-server.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
-import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import type { ProjectionsConfig } from './config.ts';
 import { eventRelayMember, eventRelayName } from './relay/event-relay.ts';
@@ -13,7 +13,9 @@ import { createMongoOrderReadModel } from './orders/mongo-order-read-model.ts';
 import { createMongoWebhookSubscriptionReadModel } from './webhook-subscriptions/mongo-subscription-read-model.ts';
 import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
-import { checkpointNames, orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
+import { orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
+import { ordersProjection } from './orders/orders-projection.ts';
+import { subscriptionsProjection } from './webhook-subscriptions/subscriptions-projection.ts';
 import { emptyOutdatedOrderReadModel } from './orders/order-read-model-version.ts';
 import { startProjectionGroup } from '../infrastructure/event-sourcing/projection-group.ts';
 
@@ -47,16 +49,8 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     logger,
     minBatchIntervalMs: config.batchIntervalMs,
     members: [
-      {
-        name: orderProjectionName,
-        checkpoint: checkpointNames[orderProjectionName],
-        apply: (events) => orders.applyEvents(events),
-      },
-      {
-        name: subscriptionProjectionName,
-        checkpoint: checkpointNames[subscriptionProjectionName],
-        apply: (events) => subscriptions.applyEvents(events),
-      },
+      ordersProjection(orders),
+      subscriptionsProjection(subscriptions),
       eventRelayMember({ eventStore, bus, topics: config.kafka.topics }),
     ],
   });
@@ -73,21 +67,18 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     projections,
     relay: async () => progressOf(eventRelayName).position(),
   });
-  const readiness = createReadiness({
-    timeoutMs: config.readiness.checkTimeoutMs,
+  const http = await startOperationsServer({
+    port: config.port,
+    host: config.host,
+    logger,
+    metrics,
+    checkTimeoutMs: config.readiness.checkTimeoutMs,
     checks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),
       kafka: pingCheck(bus.ping),
       projections: projectionLagCheck({ eventStore, projections, maxLag: config.readiness.maxProjectionLag }),
     },
-  });
-  const http = await startOperationsServer({
-    port: config.port,
-    host: config.host,
-    logger,
-    metrics,
-    readiness,
   });
   logger.info({ url: http.url }, 'projections running');
   return {

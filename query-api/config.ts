@@ -5,7 +5,7 @@ import {
   requirePersonalDataKey,
 } from '../infrastructure/config/personal-data-environment.ts';
 import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
-import { identityConfig, identityEnvironment } from '../identity/identity-config.ts';
+import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
 import {
   checkEventLog,
   consistencyEnvironment,
@@ -41,7 +41,7 @@ export const queryApiConfigSchema = z
     ...httpApiEnvironment,
     ...distributedStoresEnvironment,
     ...personalDataEnvironment,
-    ...identityEnvironment,
+    ...authEnvironment,
     ...catalogEnvironment,
     ...cachePurgeEnvironment,
     ...projectionLagEnvironment,
@@ -91,7 +91,7 @@ export const queryApiConfigSchema = z
         refreshIntervalMs: env.CATALOG_REFRESH_INTERVAL_MS,
         purgeUrls: env.CACHE_PURGE_URLS ?? [],
       },
-      identity: identityConfig(env, api.publicBaseUrl),
+      auth: authConfig(env, api.publicBaseUrl),
       console: {
         commandApiUrl: env.CONSOLE_COMMAND_API_URL,
         /** The processes whose metrics GET /metrics?process={name} serves, by name. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { catalogQueryModule } from './catalog/catalog-module.ts';
 import type { CatalogStore } from '../projections/catalog/catalog.ts';
-import type { Authenticator } from '../identity/authenticator.ts';
+import type { Authenticator } from '../infrastructure/auth/authenticator.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
@@ -11,7 +11,9 @@ import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
+import type { UserStore } from '../projections/identity/users.ts';
 import { auditModule } from './audit/audit-module.ts';
+import { identityQueryModule } from './identity/identity-query-module.ts';
 import { consoleModule } from './console/console-module.ts';
 import { ordersQueryModule } from './orders/orders-query-module.ts';
 import { subscriptionsQueryModule } from './webhook-subscriptions/subscriptions-query-module.ts';
@@ -31,6 +33,7 @@ export const queryModules = (deps: {
     progress: ProjectionProgress;
   };
   catalog: CatalogStore;
+  users: UserStore;
   config: {
     consistencyTimeoutMs: number;
     catalog: { currency: string; refreshIntervalMs: number; purgeUrls: readonly string[] };
@@ -72,6 +75,7 @@ export const queryModules = (deps: {
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
     }),
+    identityQueryModule({ users: deps.users, authenticator, reveal: deps.reveal }),
     consoleModule({ commandApiUrl: config.commandApiUrl, processes: config.consoleProcesses ?? [] }),
   ];
 };

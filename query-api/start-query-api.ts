@@ -2,9 +2,11 @@ import type { Logger } from 'pino';
 import { queryModules } from './query-modules.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
-import { createIdentityModule, resolveSigningKey } from '../identity/identity-module.ts';
-import { createMongoRefreshTokenStore } from '../identity/mongo-refresh-token-store.ts';
-import { createMongoUserStore } from '../identity/mongo-user-store.ts';
+import { roles } from '../domain/identity/roles.ts';
+import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
+import { authorize } from './authorize.ts';
+import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
+import { createMongoUserStore } from '../projections/identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
@@ -46,13 +48,15 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     generatedKeyPath: null,
     logger,
   });
-  const identity = createIdentityModule({
-    users: await createMongoUserStore(db),
+  const users = await createMongoUserStore(db);
+  const auth = createAuthModule({
+    accounts: users,
     refreshTokens: await createMongoRefreshTokenStore(db),
-    signingKey: resolveSigningKey(config.identity, null),
-    config: config.identity,
+    signingKey: resolveSigningKey(config.auth, null),
+    roles,
+    authorize,
+    config: config.auth,
     clock,
-    personalData: { keyring },
   });
   const checkpoints = createMongoCheckpointStore(db);
   const progressOf = (projection: string) =>
@@ -84,7 +88,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     modules: [
       ...queryModules({
         eventStore,
-        authenticator: identity.authenticator,
+        authenticator: auth.authenticator,
         reveal: keyring.reveal,
         orders: { readModel: await createMongoOrderReadModel(db), progress: ordersProgress },
         subscriptions: {
@@ -93,6 +97,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
           progress: subscriptionsProgress,
         },
         catalog,
+        users,
         config: {
           ...config,
           commandApiUrl: config.console.commandApiUrl,
@@ -102,7 +107,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         logger,
         metrics,
       }),
-      identity,
+      auth.module,
     ],
     readinessChecks: {
       eventLog: eventLogCheck(eventStore),

@@ -7,7 +7,7 @@ import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { startOperationsServer } from '../infrastructure/http/operations-server.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
-import { createReadiness, pingCheck } from '../infrastructure/operations/readiness.ts';
+import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import { createCheckpointProgress } from '../infrastructure/event-sourcing/checkpoint-progress.ts';
 import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
@@ -84,20 +84,17 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
     logger,
     metrics: createDeliveryMetrics(metrics),
   });
-  const readiness = createReadiness({
-    timeoutMs: config.readiness.checkTimeoutMs,
-    checks: {
-      eventLog: eventLogCheck(eventStore),
-      mongodb: pingCheck(mongo.ping),
-      kafka: pingCheck(bus.ping),
-    },
-  });
   const http = await startOperationsServer({
     port: config.port,
     host: config.host,
     logger,
     metrics,
-    readiness,
+    checkTimeoutMs: config.readiness.checkTimeoutMs,
+    checks: {
+      eventLog: eventLogCheck(eventStore),
+      mongodb: pingCheck(mongo.ping),
+      kafka: pingCheck(bus.ping),
+    },
   });
   logger.info({ url: http.url, group: config.kafka.group }, 'webhook dispatcher running');
   return {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { principalOf } from '../../identity/authenticate.ts';
+import { principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { canonicalJson } from '../../infrastructure/canonical-json.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { ApiError, validationFailed } from '../../infrastructure/http/api-error.ts';

@@ -6,10 +6,11 @@ import { orderDecider, type OrderState } from '../../domain/orders/order-decider
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';
 import { moneyFromDecimal } from '../../domain/shared/money.ts';
-import { authenticate, authorize, mayActOn, principalOf } from '../../identity/authenticate.ts';
-import type { Authenticator } from '../../identity/authenticator.ts';
-import { scopeOf } from '../../identity/permissions.ts';
-import type { UserStore } from '../../identity/users.ts';
+import { authenticate, mayActOn, principalOf } from '../../infrastructure/auth/authenticate.ts';
+import { authorize } from '../authorize.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import { scopeOf } from '../../domain/identity/permissions.ts';
+import type { UserStore } from '../../projections/identity/users.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { createCommandHandler, type Handled } from '../../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';

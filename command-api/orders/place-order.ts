@@ -4,7 +4,7 @@ import type { Product } from '../../projections/catalog/catalog.ts';
 import type { CatalogStore } from '../../projections/catalog/catalog.ts';
 import type { PlaceOrder } from '../../domain/orders/order.ts';
 import { money } from '../../domain/shared/money.ts';
-import type { StoredAddress, UserStore } from '../../identity/users.ts';
+import type { StoredAddress, UserStore } from '../../projections/identity/users.ts';
 import { orderLimits } from './order-schemas.ts';
 
 const productIdFormat = /^[1-9]\d{0,14}$/;

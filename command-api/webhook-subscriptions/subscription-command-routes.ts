@@ -5,9 +5,10 @@ import {
   subscriptionStreamName,
   type SubscriptionCommand,
 } from '../../domain/webhook-subscriptions/subscription.ts';
-import { authenticate, authorize } from '../../identity/authenticate.ts';
-import type { Authenticator } from '../../identity/authenticator.ts';
-import type { Operation } from '../../identity/permissions.ts';
+import { authenticate } from '../../infrastructure/auth/authenticate.ts';
+import { authorize } from '../authorize.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import type { Operation } from '../../domain/identity/permissions.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { createCommandHandler } from '../../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';

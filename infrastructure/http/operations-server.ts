@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Readiness } from '../operations/readiness.ts';
+import { createReadiness, type ReadinessCheck } from '../operations/readiness.ts';
 import { createHttpApp } from './create-app.ts';
 import { healthRoutes } from './health-routes.ts';
 import { listen } from './listen.ts';
@@ -10,20 +10,22 @@ const operationsProblems = (port: number) => `http://localhost:${port}/problems`
 /**
  * The HTTP port of a process that serves no API (projections, webhook dispatcher): only what an
  * orchestrator or a monitoring system asks: GET /health, GET /ready, GET /metrics. Its problem types are
- * relative to its own address.
+ * relative to its own address. GET /ready runs `checks`, each bounded by `checkTimeoutMs`.
  */
 export const startOperationsServer = ({
   port,
   host,
   logger,
   metrics,
-  readiness,
+  checks,
+  checkTimeoutMs,
 }: {
   port: number;
   host: string;
   logger: Logger;
   metrics: Registry;
-  readiness: Readiness;
+  checks: Record<string, ReadinessCheck>;
+  checkTimeoutMs: number;
 }) =>
   listen(
     createHttpApp({
@@ -31,7 +33,7 @@ export const startOperationsServer = ({
       logger,
       routers: [healthRoutes()],
       metrics,
-      readiness,
+      readiness: createReadiness({ checks, timeoutMs: checkTimeoutMs }),
     }),
     port,
     host,

@@ -28,7 +28,7 @@ export type HttpServiceConfig = {
   errorTypeBase: string;
   http: HttpLimits;
   readiness: { checkTimeoutMs: number };
-  identity: { realm: string; trustProxy: boolean | number | string };
+  auth: { realm: string; trustProxy: boolean | number | string };
 };
 
 export type RunningHttpService = { url: string; stop: () => Promise<void> };
@@ -74,9 +74,9 @@ export const startHttpService = async ({
     metrics,
   });
   const app = createHttpApp({
-    problems: { errorTypeBase: config.errorTypeBase, realm: config.identity.realm },
+    problems: { errorTypeBase: config.errorTypeBase, realm: config.auth.realm },
     logger,
-    trustProxy: config.identity.trustProxy,
+    trustProxy: config.auth.trustProxy,
     routers: [first, ...modules.flatMap(mountedRouters), healthRoutes()],
     cachePolicy: {
       privatePaths: modules.flatMap((module) => module.cachePolicy?.privatePaths ?? []),

@@ -1,8 +1,9 @@
 import { createRouter } from '../../infrastructure/http/router.ts';
 
 import { z } from 'zod';
-import { authenticate, authorize, principalOf } from '../../identity/authenticate.ts';
-import type { Authenticator } from '../../identity/authenticator.ts';
+import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
+import { authorize } from '../authorize.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 import { validationFailed } from '../../infrastructure/http/api-error.ts';
 import { sendRevealedJson, type Reveal } from '../../infrastructure/personal-data/revealed.ts';

@@ -1,9 +1,10 @@
 import type { Request, Router } from 'express';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { z } from 'zod';
-import { authenticate, authorize } from '../../identity/authenticate.ts';
-import type { Authenticator } from '../../identity/authenticator.ts';
-import type { Operation } from '../../identity/permissions.ts';
+import { authenticate } from '../../infrastructure/auth/authenticate.ts';
+import { authorize } from '../authorize.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import type { Operation } from '../../domain/identity/permissions.ts';
 import { notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { sendJson } from '../../infrastructure/http/representation.ts';

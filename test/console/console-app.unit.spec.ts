@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { orderEvents } from '../../domain/orders/order-events.ts';
 import { orderStatuses } from '../../domain/orders/order.ts';
 import { subscriptionEvents } from '../../domain/webhook-subscriptions/subscription-events.ts';
-import { permissions } from '../../identity/permissions.ts';
+import { permissions } from '../../domain/identity/permissions.ts';
 import { createServiceDocument } from '../../openapi/service-document.ts';
 import { consolePermissions, may } from '../../query-api/console/app/lib/permissions.js';
 import { changedPaths, containsErased, diffStates } from '../../query-api/console/app/lib/state-diff.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RefreshTokenRecord, RefreshTokenStore } from '../../identity/refresh-tokens.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from '../../infrastructure/auth/refresh-tokens.ts';
 
 const aToken = (overrides: Partial<RefreshTokenRecord> = {}) => ({
   tokenHash: randomUUID(),

@@ -28,7 +28,7 @@ describe('embedded configuration', () => {
       },
       readiness: { checkTimeoutMs: 500, maxProjectionLag: 1000 },
       catalog: { seedDemo: true, currency: 'EUR', refreshIntervalMs: 1000, purgeUrls: [] },
-      identity: {
+      auth: {
         signingKeyPem: undefined,
         signingKeyFile: undefined,
         issuer: 'http://localhost:3000',

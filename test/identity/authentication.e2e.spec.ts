@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { Router } from 'express';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccessTokenVerifier } from '../../identity/access-tokens.ts';
-import { authenticate, authorize } from '../../identity/authenticate.ts';
-import { createAuthenticator } from '../../identity/authenticator.ts';
-import { signingKeyFromPem } from '../../identity/signing-keys.ts';
+import { createAccessTokenVerifier } from '../../infrastructure/auth/access-tokens.ts';
+import { authorize } from '../../command-api/authorize.ts';
+import { roles } from '../../domain/identity/roles.ts';
+import { authenticate } from '../../infrastructure/auth/authenticate.ts';
+import { createAuthenticator } from '../../infrastructure/auth/authenticator.ts';
+import { signingKeyFromPem } from '../../infrastructure/auth/signing-keys.ts';
 import type { Listening } from '../../infrastructure/http/listen.ts';
 import { postJson, problemOf } from '../support/http.ts';
 import { startTestApp } from '../support/test-app.ts';
@@ -209,6 +211,7 @@ describe('authorisation by role', () => {
         issuer: 'https://orders.example',
         audience: 'order-service',
         clock: service.clock,
+        roles,
         publicKeyFor: (kid) => {
           const jwk = jwks.keys.find((key) => key.kid === kid);
           return jwk ? createPublicKey({ key: jwk, format: 'jwk' }) : undefined;

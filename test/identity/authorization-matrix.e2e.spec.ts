@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations, type Operation } from '../../identity/permissions.ts';
-import { roles, type Role } from '../../identity/roles.ts';
+import { operations, type Operation } from '../../domain/identity/permissions.ts';
+import { roles, type Role } from '../../domain/identity/roles.ts';
 import { anAddress, orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
@@ -10,7 +10,7 @@ import { webhookAdmin } from '../support/webhooks.ts';
  * Every non-empty set of the four roles, for every operation that needs a token, on the caller's own
  * resource and on another customer's: the status the service answers over HTTP.
  *
- * The operations come from the permission table (identity/permissions.ts), so that an operation added to it
+ * The operations come from the permission table (domain/identity/permissions.ts), so that an operation added to it
  * without an expectation here fails. The expectations do not: they are written below from the roles as the
  * product defines them (a customer orders and manages its own; staff does everything a customer may, on all
  * orders, and moves orders along and records payments; an auditor reads every order, its history and the

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Role } from '../../identity/roles.ts';
+import type { Role } from '../../domain/identity/roles.ts';
 import { freePort, pollUntil } from '../support/embedded-child.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
 import { runAdmin } from '../support/run-admin.ts';

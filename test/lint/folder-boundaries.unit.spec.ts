@@ -81,7 +81,9 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
       "import { x } from '../../projections/orders/order-details.ts';",
       "import { x } from '../../projections/catalog/catalog.ts';",
       "import { x } from '../../query-api/catalog/catalog-routes.ts';",
-      "import { x } from '../../identity/permissions.ts';",
+      "import { x } from '../../domain/identity/permissions.ts';",
+      "import { x } from '../../projections/identity/users.ts';",
+      "import { x } from '../../command-api/authorize.ts';",
       "import { x } from '../../webhook-dispatcher/retry-policy.ts';",
     ],
     accepts: [
@@ -94,7 +96,8 @@ const cases: { file: string; refuses: string[]; accepts: string[] }[] = [
     refuses: [
       "import { x } from '../../projections/orders/order-details.ts';",
       "import { x } from '../../projections/catalog/catalog.ts';",
-      "import { x } from '../../identity/users.ts';",
+      "import { x } from '../../projections/identity/users.ts';",
+      "import { x } from '../../infrastructure/auth/accounts.ts';",
     ],
     accepts: ["import { x } from '../shared/money.ts';"],
   },

@@ -1,8 +1,8 @@
 import { afterEach, expect, it } from 'vitest';
 import { userEvents } from '../../domain/identity/user-events.ts';
-import { createUserErasure, userStreamName } from '../../identity/erase-user.ts';
-import { createSqliteRefreshTokenStore } from '../../identity/sqlite-refresh-token-store.ts';
-import { createSqliteUserStore } from '../../identity/sqlite-user-store.ts';
+import { createUserErasure, userStreamName } from '../../command-api/identity/erase-user.ts';
+import { createSqliteRefreshTokenStore } from '../../infrastructure/auth/sqlite-refresh-token-store.ts';
+import { createSqliteUserStore } from '../../projections/identity/sqlite-user-store.ts';
 import { createEventCodec } from '../../infrastructure/event-sourcing/event-codec.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../../infrastructure/event-store/sqlite-event-store.ts';

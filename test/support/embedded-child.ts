@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { Role } from '../../identity/roles.ts';
+import type { Role } from '../../domain/identity/roles.ts';
 import { checkResponsesAgainstDocument } from './contract-fetch.ts';
 import { postJson } from './http.ts';
 import { runAdmin } from './run-admin.ts';

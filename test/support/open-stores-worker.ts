@@ -1,7 +1,7 @@
 // Opens the read store the way a process does at start, once the test releases every worker at the same moment.
 import { workerData, parentPort } from 'node:worker_threads';
 import { createSqliteCatalogStore } from '../../projections/catalog/sqlite-catalog-store.ts';
-import { createSqliteRefreshTokenStore } from '../../identity/sqlite-refresh-token-store.ts';
+import { createSqliteRefreshTokenStore } from '../../infrastructure/auth/sqlite-refresh-token-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 
 const { path, gate } = workerData as { path: string; gate: SharedArrayBuffer };

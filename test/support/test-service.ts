@@ -9,12 +9,12 @@ import type { IdempotencyStore } from '../../command-api/idempotency/idempotency
 import { createSqliteIdempotencyStore } from '../../command-api/idempotency/sqlite-idempotency-store.ts';
 import { embeddedConfigSchema } from '../../embedded/config.ts';
 import { startEmbedded } from '../../embedded/start.ts';
-import { hashPassword } from '../../identity/passwords.ts';
-import type { RefreshTokenStore } from '../../identity/refresh-tokens.ts';
-import type { Role } from '../../identity/roles.ts';
-import { createSqliteRefreshTokenStore } from '../../identity/sqlite-refresh-token-store.ts';
-import { createSqliteUserStore } from '../../identity/sqlite-user-store.ts';
-import type { UserStore } from '../../identity/users.ts';
+import { hashPassword } from '../../infrastructure/auth/passwords.ts';
+import type { RefreshTokenStore } from '../../infrastructure/auth/refresh-tokens.ts';
+import type { Role } from '../../domain/identity/roles.ts';
+import { createSqliteRefreshTokenStore } from '../../infrastructure/auth/sqlite-refresh-token-store.ts';
+import { createSqliteUserStore } from '../../projections/identity/sqlite-user-store.ts';
+import type { UserStore } from '../../projections/identity/users.ts';
 import { parseConfig } from '../../infrastructure/config/parse-config.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import type { CheckpointStore } from '../../infrastructure/event-sourcing/checkpoints.ts';

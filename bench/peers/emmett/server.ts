@@ -43,9 +43,9 @@ import { placeOrderCommand, placeOrderRequest } from '../../../command-api/order
 import { orderDecider, type OrderState } from '../../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../../domain/orders/order-events.ts';
 import type { Address } from '../../../domain/orders/order.ts';
-import type { StoredAddress } from '../../../identity/users.ts';
-import { createAccessTokenVerifier, type Principal } from '../../../identity/access-tokens.ts';
-import { scopeOf } from '../../../identity/permissions.ts';
+import type { StoredAddress } from '../../../projections/identity/users.ts';
+import { createAccessTokenVerifier, type Principal } from '../../../infrastructure/auth/access-tokens.ts';
+import { scopeOf } from '../../../domain/identity/permissions.ts';
 import { systemClock } from '../../../infrastructure/clock.ts';
 import { afterResponse } from '../../../infrastructure/http/after-response.ts';
 import { requestId, requestIdOf } from '../../../infrastructure/http/request-id.ts';

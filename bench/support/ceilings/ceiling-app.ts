@@ -2,18 +2,19 @@
 // service's own pieces where they exist. Express 5 with one router; the twelve security headers
 // (infrastructure/http/security-headers.ts) and X-Request-Id (request-id.ts) on every response; with --log,
 // the service's own log line per request (request-log.ts through after-response.ts, on the service's pino
-// logger of create-logger.ts); the project's cached token verifier (identity/access-tokens.ts) where the
+// logger of create-logger.ts); the project's cached token verifier (infrastructure/auth/access-tokens.ts) where the
 // route needs a bearer token. Nothing else of the service's stack: no load shedding, no metrics, no body
 // deadline, no problem+json documents (an error is a bare status).
 //
 // A ceiling reads its configuration from a JSON file (argv[2]; see CeilingConfig) and prints its URL on
 // stdout, as the bare servers do. The verifier takes the public key of the service's own signing key, so
 // the benchmark sends every server the same token.
+import { roles } from '../../../domain/identity/roles.ts';
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { createAccessTokenVerifier, type Principal } from '../../../identity/access-tokens.ts';
+import { createAccessTokenVerifier, type Principal } from '../../../infrastructure/auth/access-tokens.ts';
 import { systemClock } from '../../../infrastructure/clock.ts';
 import { afterResponse } from '../../../infrastructure/http/after-response.ts';
 import { requestId } from '../../../infrastructure/http/request-id.ts';
@@ -59,6 +60,7 @@ export const bearerAuth = (config: CeilingConfig) => {
   const publicKey = createPublicKey(config.token.publicKeyPem);
   const verifier = createAccessTokenVerifier({
     publicKeyFor: (kid) => (kid === config.token.kid ? publicKey : undefined),
+    roles,
     issuer: config.token.issuer,
     audience: config.token.audience,
     clock: systemClock,

@@ -2,7 +2,7 @@
 // 5, security headers, X-Request-Id, the cached token verifier, the log line with --log): one prepared SELECT
 // by primary key in a node:sqlite table of orders whose response bytes, ETag and Last-Modified were worked
 // out when the row was written; the owner check (the token's user, or a role that reads every order, as
-// identity/permissions.ts says); 304 when If-None-Match (or If-Modified-Since) says the client's copy is
+// domain/identity/permissions.ts says); 304 when If-None-Match (or If-Modified-Since) says the client's copy is
 // current (infrastructure/http/representation.ts), the stored bytes otherwise.
 // The table holds the benchmark's order (the service's own bytes for it) and `fillerOrders` others, so that
 // the lookup walks a B-tree of the size the service's read model has after the POST load.
@@ -11,7 +11,7 @@ import { randomUUIDv7 } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { scopeOf } from '../../../identity/permissions.ts';
+import { scopeOf } from '../../../domain/identity/permissions.ts';
 import { httpDate, notModified, strongEtag } from '../../../infrastructure/http/representation.ts';
 import { bareErrors, bearerAuth, ceilingApp, ceilingConfig, listen } from './ceiling-app.ts';
 

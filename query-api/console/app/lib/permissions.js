@@ -1,6 +1,6 @@
 /**
  * Which roles may do what the console offers, and how far (`any` order, or only the caller's `own`):
- * the rows of the service's permission table (identity/permissions.ts) for the operations the console
+ * the rows of the service's permission table (domain/identity/permissions.ts) for the operations the console
  * uses, so that it shows a button only to whom the API would let press it. The API still decides: a
  * test keeps these rows equal to the service's.
  *

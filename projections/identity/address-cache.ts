@@ -1,5 +1,5 @@
-import { createSharedReads } from '../infrastructure/caching/shared-reads.ts';
-import { userAccessMaxAgeMs } from './authenticator.ts';
+import { createSharedReads } from '../../infrastructure/caching/shared-reads.ts';
+import { accountAccessMaxAgeMs } from '../../infrastructure/auth/accounts.ts';
 import type { UserStore } from './users.ts';
 
 /**
@@ -14,7 +14,7 @@ import type { UserStore } from './users.ts';
 export const withAddressCache = (
   store: UserStore,
   {
-    maxAgeMs = userAccessMaxAgeMs,
+    maxAgeMs = accountAccessMaxAgeMs,
     now = () => performance.now(),
     maxUsers = 1_000,
   }: {

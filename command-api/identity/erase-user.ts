@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { userEvents, type PersonalDataErased } from '../domain/identity/user-events.ts';
-import type { Clock } from '../infrastructure/clock.ts';
-import { createEventCodec } from '../infrastructure/event-sourcing/event-codec.ts';
+import { userEvents, type PersonalDataErased } from '../../domain/identity/user-events.ts';
+import type { Clock } from '../../infrastructure/clock.ts';
+import { createEventCodec } from '../../infrastructure/event-sourcing/event-codec.ts';
 import {
   NO_STREAM,
   WrongExpectedRevisionError,
   type Actor,
   type EventStore,
-} from '../infrastructure/event-store/event-store.ts';
-import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
-import type { Authenticator } from './authenticator.ts';
-import type { RefreshTokenStore } from './refresh-tokens.ts';
-import { createSessions } from './sessions.ts';
-import type { User, UserStore } from './users.ts';
+} from '../../infrastructure/event-store/event-store.ts';
+import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import type { RefreshTokenStore } from '../../infrastructure/auth/refresh-tokens.ts';
+import { createSessions } from '../../infrastructure/auth/sessions.ts';
+import type { User, UserStore } from '../../projections/identity/users.ts';
 
 /** The stream that records a user's erasure: the fact, who and when, and nothing about the person. */
 export const userStreamName = (userId: string) => `user-${userId}`;

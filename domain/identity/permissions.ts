@@ -1,4 +1,4 @@
-import { roles, type Role } from './roles.ts';
+import { isRole, roles, type Role } from './roles.ts';
 
 /**
  * How far a role's permission for an operation reaches: `any` resource, or only the caller's `own` (its own
@@ -65,11 +65,11 @@ export type Operation = keyof typeof permissions;
 export const operations = Object.keys(permissions) as Operation[];
 
 /** The widest reach any of `held` gives for `operation`, or null when none of them may do it. */
-export const scopeOf = (held: readonly Role[], operation: Operation): Scope | null => {
+export const scopeOf = (held: readonly string[], operation: Operation): Scope | null => {
   const grants: Grants = permissions[operation];
   let scope: Scope | null = null;
   for (const role of held) {
-    const granted = grants[role];
+    const granted = isRole(role) ? grants[role] : undefined;
     if (granted === 'any') return 'any';
     if (granted === 'own') scope = 'own';
   }

@@ -1,8 +1,7 @@
 import type { RequestHandler, Response } from 'express';
-import { forbidden, UnauthorizedError } from '../infrastructure/http/api-error.ts';
+import { forbidden, UnauthorizedError } from '../http/api-error.ts';
 import type { Principal } from './access-tokens.ts';
 import type { Authenticator } from './authenticator.ts';
-import { scopeOf, type Operation, type Scope } from './permissions.ts';
 
 const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
@@ -31,10 +30,18 @@ export const authenticate =
   };
 
 /**
- * 403 unless one of the caller's roles may do `operation` (the permission table); otherwise keeps the
- * widest reach its roles give, for `mayActOn` and `ownOnly`. Goes after authenticate.
+ * How far a permission reaches: `any` resource, or only the caller's `own` (its own orders, its own
+ * account; for placing an order, an order of its own).
  */
-export const authorize =
+export type Scope = 'own' | 'any';
+
+/**
+ * The authorization middleware over a permission table (domain/identity/permissions.ts): `authorize(op)`
+ * answers 403 unless one of the caller's roles may do `op`, and otherwise keeps the widest reach its roles
+ * give, for `mayActOn` and `ownOnly`. Goes after authenticate.
+ */
+export const authorizeBy =
+  <Operation extends string>(scopeOf: (roles: readonly string[], operation: Operation) => Scope | null) =>
   (operation: Operation): RequestHandler =>
   (_request, response, next) => {
     const scope = scopeOf(principalOf(response).roles, operation);

@@ -1,8 +1,8 @@
-import { createSharedReads } from '../infrastructure/caching/shared-reads.ts';
-import type { Clock } from '../infrastructure/clock.ts';
-import { UnauthorizedError } from '../infrastructure/http/api-error.ts';
+import { createSharedReads } from '../caching/shared-reads.ts';
+import type { Clock } from '../clock.ts';
+import { UnauthorizedError } from '../http/api-error.ts';
 import type { AccessTokenVerifier, Principal } from './access-tokens.ts';
-import type { UserAccess, UserStore } from './users.ts';
+import { accountAccessMaxAgeMs, type AccountAccess, type Accounts } from './accounts.ts';
 
 export type Authenticator = {
   /** The principal of a bearer token, or UnauthorizedError (401, invalid_token). */
@@ -11,17 +11,10 @@ export type Authenticator = {
   forget(userId: string): void;
 };
 
-/**
- * How long what a process knows of a user may be used: a user disabled, removed or stripped of a role stops
- * working on every route of every process within this (plus one store read), access tokens already issued
- * included. The guarantee documented is 5 seconds.
- */
-export const userAccessMaxAgeMs = 1_000;
-
 const refused = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
 
 /** Why a live, well-signed token is refused, or null when it is not. */
-const refusal = (claimed: Principal, access: UserAccess | null): string | null => {
+const refusal = (claimed: Principal, access: AccountAccess | null): string | null => {
   if (access === null) return 'The account behind this token does not exist.';
   if (access.disabled) return 'The account behind this token is disabled.';
   const { sessions, tokens, before } = access.revoked;
@@ -47,12 +40,12 @@ export const createAuthenticator = ({
   verifier,
   users,
   clock,
-  maxAgeMs = userAccessMaxAgeMs,
+  maxAgeMs = accountAccessMaxAgeMs,
   now = () => performance.now(),
   maxUsers = 100_000,
 }: {
   verifier: AccessTokenVerifier;
-  users: Pick<UserStore, 'accessOf'>;
+  users: Pick<Accounts, 'accessOf'>;
   /** The business clock: revocations last until a moment of it. */
   clock: Clock;
   maxAgeMs?: number;

@@ -1,9 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
-import type { Clock } from '../infrastructure/clock.ts';
-import { UnauthorizedError } from '../infrastructure/http/api-error.ts';
-import { roles, type Role } from './roles.ts';
+import type { Clock } from '../clock.ts';
+import { UnauthorizedError } from '../http/api-error.ts';
 import { signingAlgorithm, type SigningKey } from './signing-keys.ts';
 
 export const accessTokenLifetimeSeconds = 3600;
@@ -11,7 +10,8 @@ export const accessTokenLifetimeSeconds = 3600;
 /** Who is calling, as the access token says. */
 export type Principal = {
   userId: string;
-  roles: Role[];
+  /** The role names the token was issued with (those its user still holds, once authenticated). */
+  roles: readonly string[];
   /** The token's `jti`. */
   tokenId: string;
   /** The session (refresh-token family) the token was issued in; null for tokens issued before sessions. */
@@ -32,7 +32,7 @@ export const createAccessTokenIssuer = ({
   newId,
 }: TokenAudience & { signingKey: SigningKey; clock: Clock; newId: () => string }) => ({
   /** An access token of the user, in the session `sessionId` (its `sid` claim). */
-  issue(user: { id: string; roles: Role[] }, sessionId: string): string {
+  issue(user: { id: string; roles: readonly string[] }, sessionId: string): string {
     const iat = Math.floor(clock.now().getTime() / 1000);
     return jwt.sign(
       {
@@ -49,14 +49,16 @@ export const createAccessTokenIssuer = ({
   },
 });
 
-const claimsSchema = z.object({
-  sub: z.string().min(1),
-  roles: z.array(z.enum(roles)),
-  jti: z.string().min(1),
-  sid: z.string().min(1).optional(),
-  iat: z.number().int(),
-  exp: z.number().int(),
-});
+/** The claims of an access token, its roles among those the service knows. */
+const claimsSchemaOf = (roles: readonly [string, ...string[]]) =>
+  z.object({
+    sub: z.string().min(1),
+    roles: z.array(z.enum(roles)),
+    jti: z.string().min(1),
+    sid: z.string().min(1).optional(),
+    iat: z.number().int(),
+    exp: z.number().int(),
+  });
 
 /** How far ahead of this process's clock a token's `iat` may be: clocks of issuers drift, a little. */
 export const maxClockSkewSeconds = 60;
@@ -70,14 +72,18 @@ export const createAccessTokenVerifier = ({
   issuer,
   audience,
   clock,
+  roles,
   cacheSize = 10_000,
 }: TokenAudience & {
   publicKeyFor: (kid: string) => KeyObject | undefined;
+  /** The roles the service knows: a token naming another is invalid. */
+  roles: readonly [string, ...string[]];
   clock: Clock;
   /** Tokens verified already, kept with their expiry: a client sends the same one for an hour. */
   cacheSize?: number;
 }) => {
   const invalid = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
+  const claimsSchema = claimsSchemaOf(roles);
   // Keyed by the whole token, signature included, so only the very bytes that verified can hit. Only
   // expiry changes with time, and it is checked on every hit. Oldest entries go first when full.
   const verified = new Map<string, { principal: Principal; expiresAtMs: number }>();

@@ -1,9 +1,9 @@
 import type { Request, Response, Router } from 'express';
-import { createRouter } from '../infrastructure/http/router.ts';
+import { createRouter } from '../http/router.ts';
 import { z } from 'zod';
-import { acceptBody } from '../infrastructure/http/accept-body.ts';
-import { jsonRepresentation, sendRepresentation } from '../infrastructure/http/representation.ts';
-import { parseInput } from '../infrastructure/http/validation.ts';
+import { acceptBody } from '../http/accept-body.ts';
+import { jsonRepresentation, sendRepresentation } from '../http/representation.ts';
+import { parseInput } from '../http/validation.ts';
 import type { LoginRateLimiter } from './login-rate-limiter.ts';
 import type { PasswordChecks } from './password-checks.ts';
 import { publicJwk, type SigningKey } from './signing-keys.ts';
@@ -37,7 +37,7 @@ const sendTokens = (response: Response, tokens: TokenResponse) => {
 };
 
 /** POST /auth/token, POST /auth/token/refresh and the public keys that verify the tokens. */
-export const identityRoutes = ({
+export const tokenRoutes = ({
   tokens,
   limiter,
   passwordChecks,

@@ -1,4 +1,4 @@
-import { ApiError, rateLimited } from '../infrastructure/http/api-error.ts';
+import { ApiError, rateLimited } from '../http/api-error.ts';
 
 export type PasswordCheckLimits = {
   /** Checks running at once: about the threads that hash (libuv's pool: 4). */

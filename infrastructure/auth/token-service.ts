@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../infrastructure/clock.ts';
-import { UnauthorizedError } from '../infrastructure/http/api-error.ts';
+import type { Clock } from '../clock.ts';
+import { UnauthorizedError } from '../http/api-error.ts';
 import { accessTokenLifetimeSeconds, type AccessTokenIssuer } from './access-tokens.ts';
 import { createDecoyCheck, verifyPassword } from './passwords.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-tokens.ts';
-import type { Role } from './roles.ts';
 import type { Sessions } from './sessions.ts';
-import type { UserStore } from './users.ts';
+import type { Accounts } from './accounts.ts';
 
 /** The body of a successful token response (docs/users-and-tokens.md). */
 export type TokenResponse = {
@@ -43,7 +42,7 @@ export const createTokenService = ({
   clock,
   newId,
 }: {
-  users: UserStore;
+  users: Accounts;
   refreshTokens: RefreshTokenStore;
   accessTokens: AccessTokenIssuer;
   sessions: Sessions;
@@ -55,7 +54,7 @@ export const createTokenService = ({
   const decoyCheck = createDecoyCheck();
 
   const issue = async (
-    user: { id: string; roles: Role[] },
+    user: { id: string; roles: readonly string[] },
     session: SessionOf,
     client: TokenClient,
   ): Promise<TokenResponse> => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Environment variables of the identity part, shared by every process that issues or verifies tokens. */
-export const identityEnvironment = {
+/** Environment variables of signing in, shared by every process that issues or verifies tokens. */
+export const authEnvironment = {
   JWT_PRIVATE_KEY: z
     .string()
     .min(1)
@@ -49,7 +49,7 @@ export const identityEnvironment = {
     .describe("Express's `trust proxy` for X-Forwarded-For: false, true, a hop count, or addresses/CIDRs."),
 };
 
-type IdentityEnvironment = {
+type AuthEnvironment = {
   JWT_PRIVATE_KEY?: string | undefined;
   JWT_PRIVATE_KEY_FILE?: string | undefined;
   JWT_ISSUER?: string | undefined;
@@ -61,7 +61,7 @@ type IdentityEnvironment = {
   TRUST_PROXY: boolean | number | string;
 };
 
-export const identityConfig = (env: IdentityEnvironment, publicBaseUrl: string) => ({
+export const authConfig = (env: AuthEnvironment, publicBaseUrl: string) => ({
   signingKeyPem: env.JWT_PRIVATE_KEY,
   signingKeyFile: env.JWT_PRIVATE_KEY_FILE,
   issuer: env.JWT_ISSUER ?? publicBaseUrl,
@@ -75,4 +75,4 @@ export const identityConfig = (env: IdentityEnvironment, publicBaseUrl: string) 
   trustProxy: env.TRUST_PROXY,
 });
 
-export type IdentityConfig = ReturnType<typeof identityConfig>;
+export type AuthConfig = ReturnType<typeof authConfig>;

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { rateLimited } from '../infrastructure/http/api-error.ts';
+import { rateLimited } from '../http/api-error.ts';
 
 export type LoginRateLimits = {
   /** Requests to the token endpoints per client address per window. */

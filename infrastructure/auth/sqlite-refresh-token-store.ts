@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { addMissingColumns } from '../infrastructure/sqlite/add-missing-columns.ts';
+import { addMissingColumns } from '../sqlite/add-missing-columns.ts';
 import type { RefreshTokenRecord, RefreshTokenStore, Session } from './refresh-tokens.ts';
 
 const schema = `

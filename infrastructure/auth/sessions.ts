@@ -1,8 +1,8 @@
-import type { Clock } from '../infrastructure/clock.ts';
+import type { Clock } from '../clock.ts';
 import { accessTokenLifetimeSeconds } from './access-tokens.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { RefreshTokenStore, Session } from './refresh-tokens.ts';
-import type { UserStore } from './users.ts';
+import type { Accounts } from './accounts.ts';
 
 /**
  * Sessions are refresh-token families; every access token names its session (`sid`). Ending a session
@@ -16,7 +16,7 @@ export const createSessions = ({
   authenticator,
   clock,
 }: {
-  users: Pick<UserStore, 'revokeAccess' | 'revokeAccessBefore'>;
+  users: Pick<Accounts, 'revokeAccess' | 'revokeAccessBefore'>;
   refreshTokens: RefreshTokenStore;
   /** Told of each change, so that this process refuses at once what it revoked. */
   authenticator?: Pick<Authenticator, 'forget'>;

@@ -1,4 +1,5 @@
-import type { Role } from './roles.ts';
+import type { Role } from '../../domain/identity/roles.ts';
+import type { AccountAccess, Accounts } from '../../infrastructure/auth/accounts.ts';
 
 export type Address = { street: string; city: string; postalCode: string; country: string };
 export type StoredAddress = Address & { id: string; createdAt: string };
@@ -15,27 +16,20 @@ export type User = {
   createdAt: string;
 };
 
-/** What of a user's access tokens is refused, as of a moment (entries past their `until` are gone). */
-export type AccessRevocations = {
-  /** Sessions (refresh-token families) whose access tokens are refused. */
-  sessions: string[];
-  /** Access tokens, by `jti`, that are refused. */
-  tokens: string[];
-  /** Every access token issued at or before this moment is refused; null when none is. */
-  before: string | null;
-};
-
 /** What every authenticated request relies on of its user: one read. */
-export type UserAccess = { roles: Role[]; disabled: boolean; revoked: AccessRevocations };
+export type UserAccess = AccountAccess & { roles: Role[] };
 
 /** How many addresses one user may keep: enough for any shopper, a bound for anyone else. */
 export const maxAddressesPerUser = 50;
+
+/** The port signing in needs (infrastructure/auth/accounts.ts), its reads answering whole users. */
+type UserAccounts = Omit<Accounts, 'findById' | 'findByEmail' | 'accessOf'>;
 
 /**
  * Users, their roles and their stored addresses. Addresses are always reached through their owner,
  * so another user's address is simply not found.
  */
-export type UserStore = {
+export type UserStore = UserAccounts & {
   /** Throws EmailTakenError when the e-mail is registered already. */
   addUser(user: User): Promise<void>;
   findById(id: string): Promise<User | null>;
@@ -48,22 +42,7 @@ export type UserStore = {
   /** Replaces the password's hash (the admin CLI's user:set-password); null when there is no such user. */
   setPasswordHash(id: string, passwordHash: string): Promise<User | null>;
 
-  /** The user's roles, whether it is disabled, and its revocations still in force at `now`; null: no user. */
   accessOf(id: string, now: string): Promise<UserAccess | null>;
-  /**
-   * Refuses, until `until` (when they would have expired anyway), the access tokens of these sessions and
-   * these access tokens. Entries past their `until` at `at` may be dropped.
-   */
-  revokeAccess(
-    id: string,
-    revoke: { sessions?: readonly string[]; tokens?: readonly string[]; at: string; until: string },
-  ): Promise<void>;
-  /**
-   * Refuses every access token issued at or before `at`, until `until` (by when all of them have expired).
-   * The latest such moment in force wins.
-   */
-  revokeAccessBefore(id: string, revoke: { at: string; until: string }): Promise<void>;
-
   /**
    * Erasure: replaces the e-mail, the name and the password's hash with these, disables the user and deletes
    * its addresses, at once; returns the updated user, or null when there is none with this id.

@@ -1,10 +1,11 @@
 import type { Router } from 'express';
-import { notFound } from '../infrastructure/http/api-error.ts';
-import { uuidParam } from '../infrastructure/http/path-params.ts';
-import { requestIdOf } from '../infrastructure/http/request-id.ts';
-import { createRouter } from '../infrastructure/http/router.ts';
-import { authenticate, authorize, principalOf } from './authenticate.ts';
-import type { Authenticator } from './authenticator.ts';
+import { notFound } from '../../infrastructure/http/api-error.ts';
+import { uuidParam } from '../../infrastructure/http/path-params.ts';
+import { requestIdOf } from '../../infrastructure/http/request-id.ts';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
+import { authorize } from '../authorize.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { UserErasure } from './erase-user.ts';
 
 const noSuchUser = 'There is no user with this id.';

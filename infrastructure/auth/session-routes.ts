@@ -1,10 +1,16 @@
 import type { Router } from 'express';
-import { notFound } from '../infrastructure/http/api-error.ts';
-import { sendJson } from '../infrastructure/http/representation.ts';
-import { createRouter } from '../infrastructure/http/router.ts';
-import { authenticate, authorize, principalOf } from './authenticate.ts';
+import { notFound } from '../http/api-error.ts';
+import { sendJson } from '../http/representation.ts';
+import { createRouter } from '../http/router.ts';
+import type { RequestHandler } from 'express';
+import { authenticate, principalOf } from './authenticate.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Sessions } from './sessions.ts';
+
+/** The permission table's check for the operations on one's own sessions. */
+export type AuthorizeSessions = (
+  operation: 'listSessions' | 'endSession' | 'endAllSessions',
+) => RequestHandler;
 
 const noSuchSession = 'You have no active session with this id.';
 
@@ -15,9 +21,11 @@ const noSuchSession = 'You have no active session with this id.';
 export const sessionRoutes = ({
   sessions,
   authenticator,
+  authorize,
 }: {
   sessions: Sessions;
   authenticator: Authenticator;
+  authorize: AuthorizeSessions;
 }): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { Router } from 'express';
+import { z } from 'zod';
+import { isCountryCode } from '../../domain/identity/countries.ts';
+import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import type { Clock } from '../../infrastructure/clock.ts';
+import { acceptBody } from '../../infrastructure/http/accept-body.ts';
+import { ApiError, notFound, UnauthorizedError } from '../../infrastructure/http/api-error.ts';
+import type { ErrorMapper } from '../../infrastructure/http/problem-details.ts';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
+import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
+import { activeUser, addressView } from '../../projections/identity/user-resource.ts';
+import { AddressLimitError, type StoredAddress, type UserStore } from '../../projections/identity/users.ts';
+import { authorize } from '../authorize.ts';
+
+/** How the identity stores' errors answer over HTTP. */
+export const identityErrors: ErrorMapper = (error) =>
+  error instanceof AddressLimitError ? new ApiError('conflict', error.message) : undefined;
+
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** A stored address's fields, country validated against ISO 3166-1 alpha-2. */
+export const addressSchema = z.strictObject({
+  street: text(200),
+  city: text(100),
+  postalCode: text(20),
+  country: z.string().refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code, such as FR'),
+});
+
+/**
+ * A stored address is the user's personal data: kept sealed under the user's data key (every field), so
+ * no store holds it in the clear, and an order copies the sealed form (domain/orders/personal-data.ts).
+ */
+const sealedAddressFields = [['street'], ['city'], ['postalCode'], ['country']] as const;
+
+const goneOrDisabled = () =>
+  new UnauthorizedError('The account behind this token no longer exists or is disabled.', {
+    invalidToken: true,
+  });
+
+/** POST /users/me/addresses, DELETE /users/me/addresses/{id}: the caller's stored addresses. */
+export const addressRoutes = ({
+  users,
+  authenticator,
+  clock,
+  personalData,
+}: {
+  users: UserStore;
+  authenticator: Authenticator;
+  clock: Clock;
+  /** Seals stored addresses. */
+  personalData: Pick<PersonalDataKeyring, 'sealFields'>;
+}): Router => {
+  const router = createRouter();
+  router.use('/users/me', authenticate(authenticator));
+
+  router.post(
+    '/users/me/addresses',
+    authorize('addAddress'),
+    acceptBody('json'),
+    async (request, response) => {
+      const address = parseInput(addressSchema, request.body);
+      const user = await activeUser(users, principalOf(response).userId);
+      if (!user) throw goneOrDisabled();
+      const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
+      await users.addAddress(user.id, await personalData.sealFields(user.id, stored, sealedAddressFields));
+      response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
+    },
+  );
+
+  router.delete('/users/me/addresses/:addressId', authorize('removeAddress'), async (request, response) => {
+    const user = await activeUser(users, principalOf(response).userId);
+    if (!user) throw goneOrDisabled();
+    if (!(await users.removeAddress(user.id, request.params['addressId'] as string))) {
+      throw notFound('You have no address with this id.');
+    }
+    response.status(204).end();
+  });
+
+  return router;
+};

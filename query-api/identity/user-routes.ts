@@ -1,0 +1,61 @@
+import type { Router } from 'express';
+import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
+import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import { notFound, UnauthorizedError } from '../../infrastructure/http/api-error.ts';
+import { createRouter } from '../../infrastructure/http/router.ts';
+import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
+import { sendRevealedJson } from '../../infrastructure/personal-data/revealed.ts';
+import { activeUser, addressView } from '../../projections/identity/user-resource.ts';
+import type { UserStore } from '../../projections/identity/users.ts';
+import { authorize } from '../authorize.ts';
+
+/** GET /users/me, GET /users/me/addresses, GET /users/me/addresses/{id}: the caller's own account. */
+export const userRoutes = ({
+  users,
+  authenticator,
+  reveal,
+}: {
+  users: UserStore;
+  authenticator: Authenticator;
+  /** Opens the sealed addresses in answers. */
+  reveal: Reveal;
+}): Router => {
+  const router = createRouter();
+  router.use('/users/me', authenticate(authenticator));
+
+  const currentUser = async (userId: string) => {
+    const user = await activeUser(users, userId);
+    if (!user) {
+      throw new UnauthorizedError('The account behind this token no longer exists or is disabled.', {
+        invalidToken: true,
+      });
+    }
+    return user;
+  };
+
+  router.get('/users/me', authorize('getCurrentUser'), async (request, response) => {
+    const user = await currentUser(principalOf(response).userId);
+    const addresses = await users.listAddresses(user.id);
+    await sendRevealedJson(reveal, request, response, {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      roles: user.roles,
+      addresses: addresses.map(addressView),
+    });
+  });
+
+  router.get('/users/me/addresses', authorize('listAddresses'), async (request, response) => {
+    const user = await currentUser(principalOf(response).userId);
+    await sendRevealedJson(reveal, request, response, (await users.listAddresses(user.id)).map(addressView));
+  });
+
+  router.get('/users/me/addresses/:addressId', authorize('getAddress'), async (request, response) => {
+    const user = await currentUser(principalOf(response).userId);
+    const address = await users.findAddress(user.id, request.params['addressId'] as string);
+    if (!address) throw notFound('You have no address with this id.');
+    await sendRevealedJson(reveal, request, response, addressView(address));
+  });
+
+  return router;
+};
