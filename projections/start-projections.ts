@@ -68,11 +68,9 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     relay: async () => progressOf(eventRelayName).position(),
   });
   const http = await startOperationsServer({
-    port: config.port,
-    host: config.host,
+    config,
     logger,
     metrics,
-    checkTimeoutMs: config.readiness.checkTimeoutMs,
     checks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),

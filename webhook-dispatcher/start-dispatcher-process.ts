@@ -85,11 +85,9 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
     metrics: createDeliveryMetrics(metrics),
   });
   const http = await startOperationsServer({
-    port: config.port,
-    host: config.host,
+    config,
     logger,
     metrics,
-    checkTimeoutMs: config.readiness.checkTimeoutMs,
     checks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),

@@ -13,19 +13,16 @@ const operationsProblems = (port: number) => `http://localhost:${port}/problems`
  * relative to its own address. GET /ready runs `checks`, each bounded by `checkTimeoutMs`.
  */
 export const startOperationsServer = ({
-  port,
-  host,
+  config: { port, host, readiness },
   logger,
   metrics,
   checks,
-  checkTimeoutMs,
 }: {
-  port: number;
-  host: string;
+  /** The process's own: where it listens, and how long each check of GET /ready may take. */
+  config: { port: number; host: string; readiness: { checkTimeoutMs: number } };
   logger: Logger;
   metrics: Registry;
   checks: Record<string, ReadinessCheck>;
-  checkTimeoutMs: number;
 }) =>
   listen(
     createHttpApp({
@@ -33,7 +30,7 @@ export const startOperationsServer = ({
       logger,
       routers: [healthRoutes()],
       metrics,
-      readiness: createReadiness({ checks, timeoutMs: checkTimeoutMs }),
+      readiness: createReadiness({ checks, timeoutMs: readiness.checkTimeoutMs }),
     }),
     port,
     host,
