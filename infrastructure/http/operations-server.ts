@@ -10,7 +10,7 @@ const operationsProblems = (port: number) => `http://localhost:${port}/problems`
 /**
  * The HTTP port of a process that serves no API (projections, webhook dispatcher): only what an
  * orchestrator or a monitoring system asks: GET /health, GET /ready, GET /metrics. Its problem types are
- * relative to its own address. GET /ready runs `checks`, each bounded by `checkTimeoutMs`.
+ * relative to its own address. GET /ready runs `checks`, each bounded by `config.readiness.checkTimeoutMs`.
  */
 export const startOperationsServer = ({
   config: { port, host, readiness },
