@@ -11,7 +11,7 @@ import type { UserErasure } from './erase-user.ts';
 const noSuchUser = 'There is no user with this id.';
 
 /**
- * DELETE /users/{id} (admins): erases the user's personal data (identity/erase-user.ts). 204 each time,
+ * DELETE /users/{id} (admins): erases the user's personal data (erase-user.ts). 204 each time,
  * the first and every repeat; 404 for an id no user ever had.
  */
 export const erasureRoutes = ({

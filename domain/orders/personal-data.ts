@@ -29,9 +29,9 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
  * - webhook bodies (order.created: `data.shippingAddress.*`, `data.note`; order.status_changed:
  *   `data.order.shippingAddress.*`, `data.order.note`), in Kafka messages and the webhook retry state;
  * - event resources (`/orders/{id}/events`, `/audit/events`) and exports: the event data above.
- * The user record (identity/): `email`, `name` and the stored addresses are personal. Stored addresses are
- * sealed like the events' (an order copies the sealed form); the e-mail and name stay in the clear (sign-in
- * needs the e-mail), and erasure anonymises them.
+ * The user record (projections/identity/): `email`, `name` and the stored addresses are personal. Stored
+ * addresses are sealed like the events' (an order copies the sealed form); the e-mail and name stay in the
+ * clear (sign-in needs the e-mail), and erasure anonymises them.
  */
 export const personalViewFields = {
   orderResource: [...addressFields.map((field) => ['shippingAddress', field]), ['note']],
