@@ -55,10 +55,12 @@ export const addressRoutes = ({
   personalData: Pick<PersonalDataKeyring, 'sealFields'>;
 }): Router => {
   const router = createRouter();
-  router.use('/users/me', authenticate(authenticator));
+  // Each route authenticates itself: a path beside them (a trailing slash, another case) is a 404, not a 401.
+  const auth = authenticate(authenticator);
 
   router.post(
     '/users/me/addresses',
+    auth,
     authorize('addAddress'),
     acceptBody('json'),
     async (request, response) => {
@@ -71,14 +73,19 @@ export const addressRoutes = ({
     },
   );
 
-  router.delete('/users/me/addresses/:addressId', authorize('removeAddress'), async (request, response) => {
-    const user = await activeUser(users, principalOf(response).userId);
-    if (!user) throw goneOrDisabled();
-    if (!(await users.removeAddress(user.id, request.params['addressId'] as string))) {
-      throw notFound('You have no address with this id.');
-    }
-    response.status(204).end();
-  });
+  router.delete(
+    '/users/me/addresses/:addressId',
+    auth,
+    authorize('removeAddress'),
+    async (request, response) => {
+      const user = await activeUser(users, principalOf(response).userId);
+      if (!user) throw goneOrDisabled();
+      if (!(await users.removeAddress(user.id, request.params['addressId'] as string))) {
+        throw notFound('You have no address with this id.');
+      }
+      response.status(204).end();
+    },
+  );
 
   return router;
 };

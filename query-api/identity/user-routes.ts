@@ -21,7 +21,8 @@ export const userRoutes = ({
   reveal: Reveal;
 }): Router => {
   const router = createRouter();
-  router.use('/users/me', authenticate(authenticator));
+  // Each route authenticates itself: a path beside them (a trailing slash, another case) is a 404, not a 401.
+  const auth = authenticate(authenticator);
 
   const currentUser = async (userId: string) => {
     const user = await activeUser(users, userId);
@@ -33,7 +34,7 @@ export const userRoutes = ({
     return user;
   };
 
-  router.get('/users/me', authorize('getCurrentUser'), async (request, response) => {
+  router.get('/users/me', auth, authorize('getCurrentUser'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     const addresses = await users.listAddresses(user.id);
     await sendRevealedJson(reveal, request, response, {
@@ -45,12 +46,12 @@ export const userRoutes = ({
     });
   });
 
-  router.get('/users/me/addresses', authorize('listAddresses'), async (request, response) => {
+  router.get('/users/me/addresses', auth, authorize('listAddresses'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     await sendRevealedJson(reveal, request, response, (await users.listAddresses(user.id)).map(addressView));
   });
 
-  router.get('/users/me/addresses/:addressId', authorize('getAddress'), async (request, response) => {
+  router.get('/users/me/addresses/:addressId', auth, authorize('getAddress'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     const address = await users.findAddress(user.id, request.params['addressId'] as string);
     if (!address) throw notFound('You have no address with this id.');

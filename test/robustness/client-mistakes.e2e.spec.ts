@@ -57,6 +57,21 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
     },
   );
 
+  it.each([
+    ['GET', '/users/me/'],
+    ['OPTIONS', '/users/me/'],
+    ['GET', '/users/me/addresses/'],
+    ['DELETE', '/users/me/addresses/'],
+    ['GET', '/users/me/sessions/'],
+  ])(
+    '%s %s without a token: 404, as with one (no route there asks for credentials)',
+    async (method, path) => {
+      const response = await fetch(`${service.url}${path}`, { method });
+      await expectProblem(response, 404, 'not-found');
+      expect(response.headers.get('www-authenticate')).toBeNull();
+    },
+  );
+
   it('a listing refuses a query parameter it does not know, rather than ignore the filter meant', async () => {
     const response = await staff.get('/orders?status[]=pending');
     expect(response.status).toBe(400);
