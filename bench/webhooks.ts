@@ -88,6 +88,11 @@ const drive = async (
   label: string,
 ): Promise<Run> => {
   arrivals.clear();
+  // A connection left idle since the last round may be closing on the server's keep-alive timeout (5 s):
+  // a request sent on it as it closes fails with ECONNRESET ("socket hang up"), which ended runs. Each
+  // round starts on fresh connections; within a round, none waits that long.
+  for (const sockets of Object.values(agent.freeSockets))
+    for (const socket of sockets ?? []) socket.destroy();
   const acknowledged = new Map<string, number>();
   const started = performance.now();
   const pending: Promise<void>[] = [];

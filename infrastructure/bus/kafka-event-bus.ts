@@ -161,6 +161,40 @@ export const createKafkaEventBus = ({
       allowAutoTopicCreation: false,
     });
     const retryTimers = new Set<NodeJS.Timeout>();
+    /**
+     * Offset commits leave the fetch loop: a handled batch's offset is committed behind the next fetch
+     * rather than before it. kafkajs fetches again only once every batch of the last fetch was handled, so a
+     * commit awaited there held back the next fetch, and every message that arrived meanwhile, by a round
+     * trip to the group coordinator (p99 28 ms at 50 orders/s). One commit at a time, of every partition's
+     * latest handled offset. The offset still moves only past handled messages; a commit that fails or is
+     * lost (a crash, a rebalance) hands those messages to the group again, which at least once allows, and
+     * the next commit covers it otherwise.
+     */
+    const toCommit = new Map<string, { topic: string; partition: number; offset: string }>();
+    let committing: Promise<void> | null = null;
+    let stopRequested = false;
+    const commitHandled = (commit: EachBatchPayload['commitOffsetsIfNecessary']): Promise<void> => {
+      if (committing || toCommit.size === 0) return committing ?? Promise.resolve();
+      committing = (async () => {
+        while (toCommit.size > 0) {
+          const offsets = [...toCommit.values()];
+          toCommit.clear();
+          const byTopic = Map.groupBy(offsets, (entry) => entry.topic);
+          try {
+            await commit({
+              topics: [...byTopic].map(([name, entries]) => ({
+                topic: name,
+                partitions: entries.map(({ partition, offset }) => ({ partition, offset })),
+              })),
+            });
+          } catch (error) {
+            log.warn({ err: error, offsets }, 'committing offsets failed; those messages may come again');
+          }
+        }
+        committing = null;
+      })();
+      return committing;
+    };
     /** Per partition: how many times in a row handling the batch that starts at `offset` failed. */
     const failures = new Map<string, { offset: string; attempts: number }>();
     const publishDeadLetter = (topic: string, messages: readonly BusMessage[]) => {
@@ -216,10 +250,13 @@ export const createKafkaEventBus = ({
         }
       }
       failures.delete(where);
+      resolveOffset(batch.lastOffset());
       // lastOffset covers records the batch filtered out (control records), so the group moves past them too.
       const next = (BigInt(batch.lastOffset()) + 1n).toString();
-      await commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next }] }] });
-      resolveOffset(batch.lastOffset());
+      toCommit.set(where, { topic, partition, offset: next });
+      const committed = commitHandled(commitOffsetsIfNecessary);
+      // Stopping: committed before the consumer leaves the group, so that a restart does not hand it again.
+      if (stopRequested || !isRunning()) await committed;
     };
 
     let stopping: Promise<void> | undefined;
@@ -228,6 +265,9 @@ export const createKafkaEventBus = ({
         (stopping ??= (async () => {
           consumers.delete(running);
           for (const timer of retryTimers) clearTimeout(timer);
+          // The commits under way first; a batch handled from here on commits before it returns.
+          stopRequested = true;
+          while (committing) await committing;
           // Waits for the batch in hand (handled and committed) and leaves the group.
           await consumer.disconnect();
         })()),
