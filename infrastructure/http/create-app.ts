@@ -28,7 +28,7 @@ import { requireWellFormedRequest } from './well-formed-request.ts';
 export type HttpAppOptions = {
   problems: ProblemSettings;
   logger: Logger;
-  routers: readonly Router[];
+  routers: readonly (Router | RequestHandler)[];
   /** The paths whose answers are private to the caller, or public (docs/caching.md). */
   cachePolicy?: CachePolicy;
   /** The process's metrics registry: request durations go in, GET /metrics serves it. */

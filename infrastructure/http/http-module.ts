@@ -22,9 +22,9 @@ export type CachePolicy = {
 export type HttpModule = {
   routers: readonly Router[];
   /**
-   * The path prefixes its routers answer (covering themselves and what is below, as in CachePolicy): a
-   * request elsewhere passes the module's routers by in one step instead of walking each route. Without
-   * it, every request walks them.
+   * The path prefixes its routers answer (covering themselves and what is below, as in CachePolicy): only
+   * a request under one of them enters the module's routers (module-dispatch.ts). Without it, every
+   * request does.
    */
   paths?: readonly string[];
   errorMappers?: readonly ErrorMapper[];

@@ -1,5 +1,4 @@
-import { Router as createRouter, type Router } from 'express';
-import { isUnderAny } from './path-prefixes.ts';
+import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { HttpLimits } from '../config/service-environment.ts';
@@ -8,18 +7,9 @@ import { createHttpApp } from './create-app.ts';
 import { healthRoutes } from './health-routes.ts';
 import type { HttpModule } from './http-module.ts';
 import { listen } from './listen.ts';
+import { dispatchToModules } from './module-dispatch.ts';
 import type { PeerMetrics } from './peer-metrics.ts';
 import { startLoadShedding } from './load-shedding.ts';
-
-/** A module's routers, behind one check of its paths when it names them. */
-const mountedRouters = (module: HttpModule): Router[] => {
-  const { paths } = module;
-  if (paths === undefined) return [...module.routers];
-  const only = createRouter();
-  only.use((request, _response, next) => next(isUnderAny(request.path, paths) ? undefined : 'router'));
-  for (const router of module.routers) only.use(router);
-  return [only];
-};
 
 /** What every HTTP process is configured with, whatever features it mounts. */
 export type HttpServiceConfig = {
@@ -77,7 +67,7 @@ export const startHttpService = async ({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.auth.realm },
     logger,
     trustProxy: config.auth.trustProxy,
-    routers: [first, ...modules.flatMap(mountedRouters), healthRoutes()],
+    routers: [first, dispatchToModules(modules), healthRoutes()],
     cachePolicy: {
       privatePaths: modules.flatMap((module) => module.cachePolicy?.privatePaths ?? []),
       publicPaths: modules.flatMap((module) => module.cachePolicy?.publicPaths ?? []),
