@@ -341,7 +341,10 @@ start_ferretdb() {
 wait_ferretdb() {
   local deadline=$((SECONDS + START_TIMEOUT))
   while ((SECONDS < deadline)); do
-    if ! is_running "$FERRETDB_PID" ferretdb; then
+    # Alive is enough here: until the forked shell has exec'd nohup and FerretDB, its command line is this
+    # script's, which is_running's check of it would take for a recycled pid (a busy machine, right after
+    # a stop, made a healthy start fail so).
+    if ! kill -0 "$(<"$FERRETDB_PID")" 2>/dev/null; then
       show_log_tail "$FERRETDB_LOG"
       die "FerretDB exited during startup"
     fi
