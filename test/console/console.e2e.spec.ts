@@ -521,9 +521,21 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'Orders', exact: true })
       .click();
+    // The list drawn first, as a user sees it before typing: the search box is then the list's own.
+    await page.locator('table.orders').waitFor();
     await page.getByLabel('Order id').fill(erasedOrder.id);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Summary' }).waitFor();
+    await page
+      .getByRole('heading', { name: 'Summary' })
+      .waitFor()
+      .catch(async (error: unknown) => {
+        throw new Error(
+          `the erased customer's order did not show; the page read:\n${await page.locator('main').innerText()}`,
+          {
+            cause: error,
+          },
+        );
+      });
     const address = page.getByRole('region', { name: 'Shipping address' });
     await expect.poll(() => address.locator('.badge.erased').count()).toBe(4);
     expect(await address.innerText()).not.toContain(anAddress.street);
