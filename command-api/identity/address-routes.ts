@@ -3,10 +3,10 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { isCountryCode } from '../../domain/identity/countries.ts';
 import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
-import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import { accountGone, type Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { acceptBody } from '../../infrastructure/http/accept-body.ts';
-import { ApiError, notFound, UnauthorizedError } from '../../infrastructure/http/api-error.ts';
+import { ApiError, notFound } from '../../infrastructure/http/api-error.ts';
 import type { ErrorMapper } from '../../infrastructure/http/problem-details.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
@@ -36,11 +36,6 @@ export const addressSchema = z.strictObject({
  */
 const sealedAddressFields = [['street'], ['city'], ['postalCode'], ['country']] as const;
 
-const goneOrDisabled = () =>
-  new UnauthorizedError('The account behind this token no longer exists or is disabled.', {
-    invalidToken: true,
-  });
-
 /** POST /users/me/addresses, DELETE /users/me/addresses/{id}: the caller's stored addresses. */
 export const addressRoutes = ({
   users,
@@ -66,7 +61,7 @@ export const addressRoutes = ({
     async (request, response) => {
       const address = parseInput(addressSchema, request.body);
       const user = await activeUser(users, principalOf(response).userId);
-      if (!user) throw goneOrDisabled();
+      if (!user) throw accountGone();
       const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
       await users.addAddress(user.id, await personalData.sealFields(user.id, stored, sealedAddressFields));
       response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
@@ -79,7 +74,7 @@ export const addressRoutes = ({
     authorize('removeAddress'),
     async (request, response) => {
       const user = await activeUser(users, principalOf(response).userId);
-      if (!user) throw goneOrDisabled();
+      if (!user) throw accountGone();
       if (!(await users.removeAddress(user.id, request.params['addressId'] as string))) {
         throw notFound('You have no address with this id.');
       }

@@ -13,6 +13,12 @@ export type Authenticator = {
 
 const refused = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
 
+/**
+ * 401 for a route that read the caller's account again and found it gone or disabled: the authenticator's
+ * last read may be up to `accountAccessMaxAgeMs` old.
+ */
+export const accountGone = () => refused('The account behind this token no longer exists or is disabled.');
+
 /** Why a live, well-signed token is refused, or null when it is not. */
 const refusal = (claimed: Principal, access: AccountAccess | null): string | null => {
   if (access === null) return 'The account behind this token does not exist.';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
-import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
-import { notFound, UnauthorizedError } from '../../infrastructure/http/api-error.ts';
+import { accountGone, type Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import { notFound } from '../../infrastructure/http/api-error.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import { sendRevealedJson } from '../../infrastructure/personal-data/revealed.ts';
@@ -26,11 +26,7 @@ export const userRoutes = ({
 
   const currentUser = async (userId: string) => {
     const user = await activeUser(users, userId);
-    if (!user) {
-      throw new UnauthorizedError('The account behind this token no longer exists or is disabled.', {
-        invalidToken: true,
-      });
-    }
+    if (!user) throw accountGone();
     return user;
   };
 
