@@ -39,7 +39,7 @@ export const dispatchToModules = (modules: readonly HttpModule[]): RequestHandle
     const candidates = bySegment.get(firstSegment(request.path)) ?? everywhere;
     let index = 0;
     const tryNext = (error?: unknown): void => {
-      if (error !== undefined && error !== null && error !== 'router') return next(error);
+      if (error) return next(error);
       while (index < candidates.length) {
         const { paths, router } = candidates[index++]!;
         if (paths === undefined || isUnderAny(request.path, paths)) {
