@@ -14,7 +14,7 @@ import { UsageError, userCommands } from './user-commands.ts';
 const usage = `Usage: npm run admin -- <command> [options]
 
 Users
-  user:add --email E (--password-stdin | --password P) --role R[,R...] [--name N]
+  user:add --email E (--password-stdin | --password P) --role R[,R...] [--name N]   (--role may be repeated)
   user:list
   user:set-role --email E --role R[,R...]
   user:set-password --email E (--password-stdin | --password P)   (also ends the user's sessions)

@@ -26,9 +26,13 @@ export type CommandContext = {
 
 const minimumPasswordLength = 8;
 
-const parseRoles = (value: string | undefined): Role[] => {
-  if (!value) throw new UsageError('--role is required');
-  const listed = value.split(',').map((role) => role.trim());
+/**
+ * The roles of `--role R[,R...]`, which may be repeated: every one given counts (a repeated option was
+ * once taken for its last value alone, dropping the others without a word).
+ */
+const parseRoles = (values: readonly string[] | undefined): Role[] => {
+  const listed = (values ?? []).flatMap((value) => value.split(',')).map((role) => role.trim());
+  if (listed.every((role) => role === '')) throw new UsageError('--role is required');
   const unknown = listed.filter((role) => !isRole(role));
   if (unknown.length > 0)
     throw new UsageError(`unknown role ${unknown.join(', ')}; roles are ${roles.join(', ')}`);
@@ -39,7 +43,7 @@ const options = {
   email: { type: 'string' },
   password: { type: 'string' },
   'password-stdin': { type: 'boolean' },
-  role: { type: 'string' },
+  role: { type: 'string', multiple: true },
   name: { type: 'string' },
   id: { type: 'string' },
 } as const;

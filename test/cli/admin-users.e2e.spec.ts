@@ -45,6 +45,36 @@ describe('npm run admin -- user:* (against the store of a running service)', () 
     expect(await rolesOf(response)).toEqual(['staff']);
   });
 
+  it('gives every role of a repeated --role, as of a comma-separated one, rather than only the last', async () => {
+    const added = await runAdmin(
+      [
+        'user:add',
+        '--email',
+        'two@shop.example',
+        '--password-stdin',
+        '--role',
+        'customer',
+        '--role',
+        'auditor',
+      ],
+      env,
+      'two-roles-secret\n',
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toContain('[customer, auditor]');
+    expect(await rolesOf(await login('two@shop.example', 'two-roles-secret'))).toEqual([
+      'customer',
+      'auditor',
+    ]);
+
+    const changed = await runAdmin(
+      ['user:set-role', '--email', 'two@shop.example', '--role', 'staff', '--role', 'auditor,staff'],
+      env,
+    );
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain('[staff, auditor]');
+  });
+
   it('reads the password from standard input with --password-stdin', async () => {
     const added = await runAdmin(
       ['user:add', '--email', 'stdin@shop.example', '--password-stdin', '--role', 'customer'],
