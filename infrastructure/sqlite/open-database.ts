@@ -33,7 +33,7 @@ export const openDatabase = ({
 }: SqliteOptions) => {
   if (path !== ':memory:') ownerOnlyFile(path);
   const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
-  db.exec('PRAGMA journal_mode = WAL');
+  switchToWal(db, busyTimeoutMs);
   db.exec(`PRAGMA synchronous = ${durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
   db.exec('PRAGMA foreign_keys = ON');
   // What is deleted or overwritten is zeroed in its page, not left in free space: an erased data key, an
@@ -43,6 +43,28 @@ export const openDatabase = ({
   db.exec(`PRAGMA wal_autocheckpoint = ${Math.trunc(walCheckpointPages)}`);
   db.exec('PRAGMA cache_size = -65536');
   return db;
+};
+
+const sqliteBusy = 5;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Processes opening one file at the same moment (the distributed mode's shared log, at start) race to
+ * switch it to WAL, and SQLite answers a loser "database is locked" at once, without waiting out the busy
+ * timeout: the switch is tried again, every 10 ms, for as long as that timeout.
+ */
+const switchToWal = (db: DatabaseSync, busyTimeoutMs: number) => {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      const busy = (error as { errcode?: number }).errcode === sqliteBusy;
+      if (!busy || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
 };
 
 /**
