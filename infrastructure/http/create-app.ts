@@ -19,6 +19,7 @@ import {
   type ProblemSettings,
 } from './problem-details.ts';
 import { readinessRoutes } from './readiness-routes.ts';
+import { inSequence } from './in-sequence.ts';
 import { requestId } from './request-id.ts';
 import { logRequest } from './request-log.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -118,16 +119,21 @@ export const createHttpApp = ({
   app.set('strict routing', true);
   app.set('trust proxy', trustProxy);
   enforceCacheControlRules(app, cachePolicy);
-  app.use(securityHeaders());
-  // First after the headers every response carries: a refusal costs as little as possible (no request id,
-  // log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
-  if (loadShedding) app.use(loadShedding);
-  app.use(requestId);
-  app.use(afterResponse([logRequest(logger), recordRequestDuration(metrics)]));
-  app.use(bodyDeadline({ timeoutMs: bodyTimeoutMs, errorTypeBase: problems.errorTypeBase }));
-  app.use(requireWellFormedRequest);
-  app.use(rejectUndecodableUrl);
-  app.use(bodyParsers());
+  // What every request meets before any route, as one layer of the app (in-sequence.ts).
+  app.use(
+    inSequence([
+      securityHeaders(),
+      // First after the headers every response carries: a refusal costs as little as possible (no request
+      // id, log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
+      ...(loadShedding ? [loadShedding] : []),
+      requestId,
+      afterResponse([logRequest(logger), recordRequestDuration(metrics)]),
+      bodyDeadline({ timeoutMs: bodyTimeoutMs, errorTypeBase: problems.errorTypeBase }),
+      requireWellFormedRequest,
+      rejectUndecodableUrl,
+      bodyParsers(),
+    ]),
+  );
   for (const router of routers) app.use(router);
   app.use(readinessRoutes(readiness), metricsRoutes(metrics, { peers: peerMetrics }));
   app.get(`${new URL(problems.errorTypeBase).pathname.replace(/\/$/, '')}/:kind`, problemTypeDocs);

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { HttpModule } from './http-module.ts';
 import { isUnderAny } from './path-prefixes.ts';
-import { createRouter } from './router.ts';
+import { inSequence } from './in-sequence.ts';
 
 type Mounted = { paths: readonly string[] | undefined; router: RequestHandler };
 
@@ -19,11 +19,7 @@ const firstSegment = (path: string): string => {
  * continues in a setImmediate).
  */
 export const dispatchToModules = (modules: readonly HttpModule[]): RequestHandler => {
-  const mounted: Mounted[] = modules.map(({ paths, routers }) => {
-    const router = createRouter();
-    for (const each of routers) router.use(each);
-    return { paths, router };
-  });
+  const mounted: Mounted[] = modules.map(({ paths, routers }) => ({ paths, router: inSequence(routers) }));
   const everywhere = mounted.filter(({ paths }) => paths === undefined);
   const bySegment = new Map<string, Mounted[]>();
   for (const segment of new Set(mounted.flatMap(({ paths }) => (paths ?? []).map(firstSegment)))) {
