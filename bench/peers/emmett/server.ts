@@ -46,6 +46,7 @@ import type { Address } from '../../../domain/orders/order.ts';
 import type { StoredAddress } from '../../../projections/identity/users.ts';
 import { createAccessTokenVerifier, type Principal } from '../../../infrastructure/auth/access-tokens.ts';
 import { scopeOf } from '../../../domain/identity/permissions.ts';
+import { roles } from '../../../domain/identity/roles.ts';
 import { systemClock } from '../../../infrastructure/clock.ts';
 import { afterResponse } from '../../../infrastructure/http/after-response.ts';
 import { requestId, requestIdOf } from '../../../infrastructure/http/request-id.ts';
@@ -167,6 +168,7 @@ const orderRequest = placeOrderRequest(lookups);
 const publicKey = createPublicKey(config.token.publicKeyPem);
 const verifier = createAccessTokenVerifier({
   publicKeyFor: (kid) => (kid === config.token.kid ? publicKey : undefined),
+  roles,
   issuer: config.token.issuer,
   audience: config.token.audience,
   clock: systemClock,
