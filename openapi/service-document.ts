@@ -1,7 +1,9 @@
+import type { RequestHandler } from 'express';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerOperation } from '../infrastructure/http/openapi/api-operation.ts';
 import { allowedMethods } from '../infrastructure/http/openapi/allowed-methods.ts';
-import { createRouter } from '../infrastructure/http/router.ts';
+import { inSequence } from '../infrastructure/http/in-sequence.ts';
+import { dispatchToModules } from '../infrastructure/http/module-dispatch.ts';
 import { apiDocsAssetPaths, apiDocsRoutes } from '../infrastructure/http/openapi/docs-routes.ts';
 import { authOperations } from './auth-operations.ts';
 import { problemBodies } from './common-schemas.ts';
@@ -111,9 +113,16 @@ export const documentSettingsOf = (config: {
   realm: config.auth.realm,
 });
 
-export const serviceDocsRoutes = (settings: DocumentSettings) => {
+/**
+ * What every HTTP process puts before its features: the document's OPTIONS and 405 answers for every path,
+ * then the document, its viewer and the index, entered only by requests to their own paths.
+ */
+export const serviceDocsRoutes = (settings: DocumentSettings): RequestHandler => {
   const document = createServiceDocument(settings);
-  const router = createRouter();
-  router.use(allowedMethods({ paths: document.paths ?? {} }, [...apiDocsAssetPaths, ...consoleAssetPaths]));
-  return router.use(apiDocsRoutes(document)).use(serviceIndexRoutes());
+  return inSequence([
+    allowedMethods({ paths: document.paths ?? {} }, [...apiDocsAssetPaths, ...consoleAssetPaths]),
+    dispatchToModules([
+      { routers: [apiDocsRoutes(document), serviceIndexRoutes()], paths: ['/', '/openapi.json', '/docs'] },
+    ]),
+  ]);
 };

@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { HttpLimits } from '../config/service-environment.ts';
@@ -47,7 +47,7 @@ export const startHttpService = async ({
   metrics: Registry;
   /** Other processes whose metrics this one serves as GET /metrics?process={name} (peer-metrics.ts). */
   peerMetrics?: PeerMetrics;
-  first: Router;
+  first: RequestHandler;
   modules: readonly HttpModule[];
   readinessChecks: Record<string, ReadinessCheck>;
   /** Runs once the port is ours (a start that fails to listen must not, for instance, make demo users). */
