@@ -33,6 +33,13 @@ export type SqliteOptions = {
   cacheKib?: number;
 };
 
+/**
+ * The page cache of a one-off process that loads a read model in bulk (the admin CLI's projections:rebuild),
+ * where batches of upserts land all over the table and the process's memory is not the service's: the size
+ * every connection had before issue 31.
+ */
+export const bulkLoadCacheKib = 65536;
+
 export const openDatabase = ({
   path,
   durability = 'process-crash',
