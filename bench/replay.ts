@@ -20,7 +20,7 @@ import { orderDecider } from '../domain/orders/order-decider.ts';
 import { orderStreamName, type OrderCommand } from '../domain/orders/order.ts';
 import { NO_STREAM } from '../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
-import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { bulkLoadCacheKib, openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import { orderCodec } from '../projections/orders/order-codec.ts';
 import { rebuildOrderReadModel } from '../projections/orders/rebuild.ts';
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
@@ -46,7 +46,11 @@ const { values } = parseArgs({
 if (values.replay !== undefined) {
   // The child: replay DIR/events.sqlite into a fresh read store, report figures as JSON.
   const eventStore = createSqliteEventStore({ path: join(values.replay, 'events.sqlite') });
-  const readStore = openDatabase({ path: join(values.replay, 'read-store.sqlite') });
+  // As the admin CLI opens it for projections:rebuild.
+  const readStore = openDatabase({
+    path: join(values.replay, 'read-store.sqlite'),
+    cacheKib: bulkLoadCacheKib,
+  });
   const started = performance.now();
   const { events } = await rebuildOrderReadModel({
     eventStore,

@@ -26,7 +26,7 @@ import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-d
 import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import { createEventStoreDbEventStore } from '../infrastructure/event-store/eventstoredb-event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
-import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { bulkLoadCacheKib, openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import type { CheckpointStore } from '../infrastructure/event-sourcing/checkpoints.ts';
 import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
 import {
@@ -138,7 +138,7 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
     };
   }
   // SQLite allows this second connection while the service runs: writes wait for each other's lock.
-  const db = openDatabase({ path: join(config.DATA_DIR, 'read-store.sqlite') });
+  const db = openDatabase({ path: join(config.DATA_DIR, 'read-store.sqlite'), cacheKib: bulkLoadCacheKib });
   return {
     description: `embedded store in ${config.DATA_DIR}`,
     users: createSqliteUserStore(db),

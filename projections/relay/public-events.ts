@@ -81,10 +81,15 @@ const publicData = (
 export const createPublicEventMapper = ({
   eventStore,
   topics,
-  cacheSize = 10_000,
+  cacheSize = 2_000,
 }: {
   eventStore: EventStore;
   topics: Topics;
+  /**
+   * Orders whose last state is kept (about 600 bytes of heap each). Only an order's next event reads it:
+   * the orders of the last few seconds' load, whose payments and status changes follow soon; an order
+   * not kept costs one read of its stream, as after a restart.
+   */
   cacheSize?: number;
 }) => {
   const states = new Map<string, { revision: number; order: OrderDetails | null }>();

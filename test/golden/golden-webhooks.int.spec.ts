@@ -79,3 +79,28 @@ it("builds, from the golden log, the webhooks the previous release sent, but for
   }
   expect([...shipments.keys()].sort()).toEqual([...shippedOrderIds].sort());
 });
+
+it('builds the same messages when it keeps no order state, reading each order from the log', async () => {
+  const topics = {
+    orderEvents: 'order-events',
+    webhookRequests: 'webhook-requests',
+    deadLetter: 'dead-letter',
+  };
+  const events = await eventStore.readAll({ maxCount: 1000 });
+  let streamsRead = 0;
+  const counting: EventStore = {
+    ...eventStore,
+    readStream: (...args) => {
+      streamsRead++;
+      return eventStore.readStream(...args);
+    },
+  };
+  const kept = await createPublicEventMapper({ eventStore: counting, topics }).toMessages(events);
+  expect(streamsRead).toBe(0);
+  const forgetful = await createPublicEventMapper({ eventStore: counting, topics, cacheSize: 0 }).toMessages(
+    events,
+  );
+  // Every event after an order's first reads the order's stream.
+  expect(streamsRead).toBeGreaterThan(0);
+  expect(forgetful).toEqual(kept);
+});
