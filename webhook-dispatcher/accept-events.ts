@@ -142,10 +142,13 @@ export const createEventAcceptor = ({
     const at = now();
     const deliveries: NewDelivery[] = [];
     for (const event of orderEvents) {
-      const body = webhookBody(event.type, event.occurredAt, event.data);
+      // The body is built once per event, and only for an event some subscription takes (a relay catching
+      // up on a long log brings many that none does).
+      let body: string | undefined;
       for (const subscription of subscriptions.subscribedTo(event.type)) {
         // A relay catching up may bring events from before a subscription existed: they are not its own.
         if (BigInt(subscription.registeredPosition) >= BigInt(event.position)) continue;
+        body ??= webhookBody(event.type, event.occurredAt, event.data);
         deliveries.push({
           id: deliveryIdFor(subscription.id, event.id),
           subscriptionId: subscription.id,
