@@ -5,7 +5,16 @@
  */
 
 /** value is JSON text; key decides ordering: one key's messages stay in publish order. */
-export type BusMessage = { key: string; value: string };
+export type BusMessage = {
+  key: string;
+  value: string;
+  /**
+   * What `value` is the JSON text of, where the publisher has it: a bus in the same process hands it on, so
+   * that its consumers need not parse the value again (read only: they share it). A bus between processes
+   * sends the value alone.
+   */
+  parsed?: unknown;
+};
 
 /**
  * `source`, where the bus has partitions: the message's partition and offset. A consumer that sees a

@@ -65,11 +65,13 @@ export const createInProcessEventBus = (): EventBus => {
     const members = [...group.members].filter((member) => member.topics.has(topic));
     if (members.length === 0) return;
     const shares = new Map<Member, ConsumedMessage[]>();
-    for (const { key, value } of messages) {
+    for (const { key, value, parsed } of messages) {
       const member = members[hash(key) % members.length]!;
+      const consumed: ConsumedMessage =
+        parsed === undefined ? { topic, key, value } : { topic, key, value, parsed };
       const share = shares.get(member);
-      if (share) share.push({ topic, key, value });
-      else shares.set(member, [{ topic, key, value }]);
+      if (share) share.push(consumed);
+      else shares.set(member, [consumed]);
     }
     const results = await Promise.allSettled(
       [...shares].map(([member, batch]) => {

@@ -130,7 +130,7 @@ export const createPublicEventMapper = ({
       subscriptionsChangedAt: (subscriptionsChangedAt ?? event.position).toString(),
       data,
     };
-    return { key: value.orderId, value: JSON.stringify(value) };
+    return { key: value.orderId, value: JSON.stringify(value), parsed: value };
   };
 
   const requestMessage = (event: RecordedEvent): BusMessage | null => {
