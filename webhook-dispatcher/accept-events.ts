@@ -56,13 +56,14 @@ const dispatcherRequest = z.object({
 
 const readMessage = <T>(
   schema: z.ZodType<T>,
-  { value, parsed: fromBus }: ConsumedMessage,
+  message: ConsumedMessage,
 ): { value: T } | { reason: string } => {
-  // A bus in this process hands on what the relay parsed the value from: validated all the same.
-  let json: unknown = fromBus;
+  // A bus in this process hands on what the relay parsed the value from: validated all the same (and its
+  // value, the text, is not made).
+  let json: unknown = message.parsed;
   if (json === undefined) {
     try {
-      json = JSON.parse(value);
+      json = JSON.parse(message.value);
     } catch {
       return { reason: 'the value is not JSON' };
     }

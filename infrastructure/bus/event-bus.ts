@@ -17,6 +17,22 @@ export type BusMessage = {
 };
 
 /**
+ * A message of `parsed` as JSON, its text made when first read: a bus in the same process hands on the
+ * object, and the text is made only if a consumer reads it (to dead-letter the message) or a bus between
+ * processes sends it.
+ */
+export const jsonMessage = (key: string, parsed: unknown): BusMessage => {
+  let text: string | undefined;
+  return {
+    key,
+    parsed,
+    get value() {
+      return (text ??= JSON.stringify(parsed));
+    },
+  };
+};
+
+/**
  * `source`, where the bus has partitions: the message's partition and offset. A consumer that sees a
  * partition's offsets jump (or a partition for the first time) knows another member handled it meanwhile.
  */
