@@ -6,8 +6,10 @@ import type { Registry } from 'prom-client';
 import { createInProcessEventBus } from '../infrastructure/bus/in-process-event-bus.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
-import { startEventRelay } from '../projections/relay/event-relay.ts';
-import { startProjectionRunner } from '../infrastructure/event-sourcing/projection-runner.ts';
+import { eventRelayMember, eventRelayName } from '../projections/relay/event-relay.ts';
+import { startProjectionGroup } from '../infrastructure/event-sourcing/projection-group.ts';
+import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
+import { subscriptionProjectionName } from '../projections/projection-names.ts';
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import { createSqliteWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/sqlite-subscription-read-model.ts';
 import { createDeliveryMetrics } from '../webhook-dispatcher/delivery-metrics.ts';
@@ -54,14 +56,6 @@ export const startEmbeddedWebhooks = async ({
   const settings = config.webhooks;
   const checkpoints = createSqliteCheckpointStore(readStore);
   const subscriptions = createSqliteWebhookSubscriptionReadModel(readStore);
-  const subscriptionProjection = await startProjectionRunner({
-    ...subscriptionsProjection(subscriptions),
-    eventStore,
-    checkpoints,
-    logger,
-    // Under a stream of orders, a batch (and a checkpoint write) per interval rather than per event.
-    minBatchIntervalMs: config.projectionBatchIntervalMs,
-  });
   const cipher = createSecretCipher(
     resolveSecretKey(settings, join(config.dataDir, 'keys', 'webhook-secret-key')),
   );
@@ -72,13 +66,15 @@ export const startEmbeddedWebhooks = async ({
   await queue.releaseLeases();
   const deliveryLog = createSqliteDeliveryLog(readStore);
   const bus = createInProcessEventBus();
+  /** The subscription projection's progress, once the group below follows the log (the dispatcher joins first). */
+  const subscriptionProgress = Promise.withResolvers<ProjectionProgress>();
 
   const dispatcher = await startWebhookDispatcher({
     bus,
     topics: embeddedTopics,
     subscriptions,
     subscriptionsReached: async (position) => {
-      if (!(await subscriptionProjection.waitFor(position, 30_000))) {
+      if (!(await (await subscriptionProgress.promise).waitFor(position, 30_000))) {
         throw new Error(`the subscription projection has not reached ${position}`);
       }
     },
@@ -94,15 +90,24 @@ export const startEmbeddedWebhooks = async ({
     logger,
     metrics: createDeliveryMetrics(metrics),
   });
-  // The dispatcher joins the bus before the relay publishes: the in-process bus keeps nothing.
-  const relay = await startEventRelay({
+  // The subscription projection and the relay follow the log as one group: one read of it for both, and
+  // the relay hands on a batch once the subscriptions reflect it. The dispatcher joins the bus before the
+  // relay publishes: the in-process bus keeps nothing.
+  const group = await startProjectionGroup({
+    name: 'webhooks',
     eventStore,
     checkpoints,
-    bus,
-    topics: embeddedTopics,
     logger,
+    // Under a stream of orders, a batch (and a checkpoint write) per interval rather than per event.
     minBatchIntervalMs: config.projectionBatchIntervalMs,
+    members: [
+      subscriptionsProjection(subscriptions),
+      eventRelayMember({ eventStore, bus, topics: embeddedTopics }),
+    ],
   });
+  const subscriptionProjection = group.progress[subscriptionProjectionName]!;
+  subscriptionProgress.resolve(subscriptionProjection);
+  const relay = group.progress[eventRelayName]!;
 
   return {
     /** Where the subscription projection and the relay are in the log. */
@@ -118,11 +123,9 @@ export const startEmbeddedWebhooks = async ({
     querySide: { readModel: subscriptions, deliveryLog, progress: subscriptionProjection },
     async stop() {
       // The relay's batch in hand may be waiting (up to 30 s) for the subscription projection, which cannot
-      // advance while the read store fails (a full or read-only disk): stopping that projection ends the wait
-      // at once. The batch then fails, and is relayed again at the next start (at least once).
-      const relayStopped = relay.stop();
-      await subscriptionProjection.stop();
-      await relayStopped;
+      // advance while the read store fails (a full or read-only disk): the group's stop ends such waits at
+      // once. The batch then fails, and is relayed again at the next start (at least once).
+      await group.stop();
       await dispatcher.stop();
       await bus.close();
       poster.close();

@@ -5,7 +5,32 @@
  */
 
 /** value is JSON text; key decides ordering: one key's messages stay in publish order. */
-export type BusMessage = { key: string; value: string };
+export type BusMessage = {
+  key: string;
+  value: string;
+  /**
+   * What `value` is the JSON text of, where the publisher has it: a bus in the same process hands it on, so
+   * that its consumers need not parse the value again (read only: they share it). A bus between processes
+   * sends the value alone.
+   */
+  parsed?: unknown;
+};
+
+/**
+ * A message of `parsed` as JSON, its text made when first read: a bus in the same process hands on the
+ * object, and the text is made only if a consumer reads it (to dead-letter the message) or a bus between
+ * processes sends it.
+ */
+export const jsonMessage = (key: string, parsed: unknown): BusMessage => {
+  let text: string | undefined;
+  return {
+    key,
+    parsed,
+    get value() {
+      return (text ??= JSON.stringify(parsed));
+    },
+  };
+};
 
 /**
  * `source`, where the bus has partitions: the message's partition and offset. A consumer that sees a

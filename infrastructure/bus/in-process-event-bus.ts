@@ -65,11 +65,24 @@ export const createInProcessEventBus = (): EventBus => {
     const members = [...group.members].filter((member) => member.topics.has(topic));
     if (members.length === 0) return;
     const shares = new Map<Member, ConsumedMessage[]>();
-    for (const { key, value } of messages) {
+    for (const message of messages) {
+      const { key, parsed } = message;
       const member = members[hash(key) % members.length]!;
+      // The value of a message with its parsed object is read only if a consumer asks for it.
+      const consumed: ConsumedMessage =
+        parsed === undefined
+          ? { topic, key, value: message.value }
+          : {
+              topic,
+              key,
+              parsed,
+              get value() {
+                return message.value;
+              },
+            };
       const share = shares.get(member);
-      if (share) share.push({ topic, key, value });
-      else shares.set(member, [{ topic, key, value }]);
+      if (share) share.push(consumed);
+      else shares.set(member, [consumed]);
     }
     const results = await Promise.allSettled(
       [...shares].map(([member, batch]) => {

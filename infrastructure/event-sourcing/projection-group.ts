@@ -191,7 +191,7 @@ export const startProjectionGroup = async ({
         await checkpoints.save(state.checkpoint, state.position);
         state.saved = state.position;
       }
-      await goSolo(state);
+      if (!stopping.signal.aborted) await goSolo(state);
     }
   };
 
@@ -223,6 +223,9 @@ export const startProjectionGroup = async ({
     ),
     async stop() {
       stopping.abort();
+      // A member's batch in hand may be waiting for another's progress (the relay's for the subscriptions',
+      // which cannot advance while their store fails): such waits end now, and that batch fails.
+      for (const state of states) state.waiters.cancelAll();
       await running;
       const inGroup = states.filter((state) => !state.solo);
       try {

@@ -1,6 +1,6 @@
 import { isOrderStream } from '../../domain/orders/order.ts';
 import { isNextRevision } from '../../infrastructure/event-sourcing/revision-guard.ts';
-import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import type { GlobalPosition, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 import { decodeOrderEvent } from './order-codec.ts';
 import { evolveDetails, type OrderDetails } from './order-details.ts';
 
@@ -28,7 +28,22 @@ export const foldOrderView = (
   current: OrderView | null,
   events: readonly RecordedEvent[],
 ): OrderView | undefined => {
-  let details: OrderDetails | null = current === null ? null : detailsOf(current);
+  const folded = foldOrder(current === null ? null : foldedOf(current), events);
+  return folded && viewOf(folded);
+};
+
+/** An order's details folded so far, and the stream revision and log position of its last event. */
+export type FoldedOrder = { details: OrderDetails; revision: number; position: GlobalPosition };
+
+/**
+ * foldOrderView without building the view: a bulk replay that folds an order over several batches keeps
+ * it so, and builds its view once, to write it (viewOf).
+ */
+export const foldOrder = (
+  current: Pick<FoldedOrder, 'details' | 'revision'> | null,
+  events: readonly RecordedEvent[],
+): FoldedOrder | undefined => {
+  let details: OrderDetails | null = current?.details ?? null;
   let revision = current?.revision;
   let last: RecordedEvent | undefined;
   for (const event of events) {
@@ -41,8 +56,17 @@ export const foldOrderView = (
     last = event;
   }
   if (!details || !last) return undefined;
-  return { ...details, revision: last.revision, position: last.position.toString() };
+  return { details, revision: last.revision, position: last.position };
 };
 
-const detailsOf = ({ revision: _revision, position: _position, ...details }: OrderView): OrderDetails =>
-  details;
+export const viewOf = ({ details, revision, position }: FoldedOrder): OrderView => ({
+  ...details,
+  revision,
+  position: position.toString(),
+});
+
+/** A stored view as the fold's starting point. */
+export const foldedOf = ({ revision, position: _position, ...details }: OrderView) => ({
+  details,
+  revision,
+});

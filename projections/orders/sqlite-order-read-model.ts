@@ -2,7 +2,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
 import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
-import { foldOrderView } from './order-projection.ts';
+import { foldOrder, foldOrderView, foldedOf, viewOf, type FoldedOrder } from './order-projection.ts';
 import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
 import type { OrderView } from './order-projection.ts';
 
@@ -173,14 +173,15 @@ const createWriteBehindOrderReadModel = (
   db.exec(`DROP TABLE IF EXISTS ${table}`);
   const views = viewTable(db, table);
   const stored = createSqliteOrderReadModel(db, { table, indexed: false });
-  const cache = new Map<string, OrderView>();
+  // Folded orders, not views: an order folded over several batches has its view built once, when written.
+  const cache = new Map<string, FoldedOrder>();
   const written = new Set<string>();
   const writeOut = (count: number) => {
     if (count <= 0) return;
     inWriteTransaction(db, () => {
-      for (const [id, view] of cache) {
+      for (const [id, folded] of cache) {
         if (count-- === 0) break;
-        views.write(view);
+        views.write(viewOf(folded));
         written.add(id);
         cache.delete(id);
       }
@@ -194,12 +195,13 @@ const createWriteBehindOrderReadModel = (
         const cached = cache.get(id);
         const inTable = !cached && written.has(id);
         const fromNothing = !cached && isWholeHistory(ofOrder);
-        const view = foldOrderView(cached ?? (fromNothing || !inTable ? null : views.read(id)), ofOrder);
-        if (!view) continue;
+        const fromTable = cached || fromNothing || !inTable ? null : views.read(id);
+        const folded = foldOrder(cached ?? (fromTable && foldedOf(fromTable)), ofOrder);
+        if (!folded) continue;
         // Folded from nothing, the view may be behind the stored one (a replay of its start): keep that.
-        if (fromNothing && inTable && (views.revisionOf(id) ?? -1) >= view.revision) continue;
+        if (fromNothing && inTable && (views.revisionOf(id) ?? -1) >= folded.revision) continue;
         cache.delete(id);
-        cache.set(id, view);
+        cache.set(id, folded);
       }
       writeOut(cache.size - capacity);
     },

@@ -1,12 +1,6 @@
-import type { Logger } from 'pino';
 import type { EventBus } from '../../infrastructure/bus/event-bus.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
-import type { CheckpointStore } from '../../infrastructure/event-sourcing/checkpoints.ts';
 import type { ProjectionGroupMember } from '../../infrastructure/event-sourcing/projection-group.ts';
-import {
-  startProjectionRunner,
-  type ProjectionRunner,
-} from '../../infrastructure/event-sourcing/projection-runner.ts';
 import { createPublicEventMapper, type Topics } from './public-events.ts';
 
 export const eventRelayName = 'event-relay';
@@ -33,36 +27,4 @@ export const eventRelayMember = ({
       for (const [topic, messages] of await mapper.toMessages(events)) await bus.publish(topic, messages);
     },
   };
-};
-
-/**
- * The log is the outbox: the relay follows it from its checkpoint and publishes the public events on the
- * bus, advancing the checkpoint only once the bus has them. A crash in between publishes that batch again:
- * at least once, and consumers deduplicate by event id.
- */
-export const startEventRelay = ({
-  eventStore,
-  checkpoints,
-  bus,
-  topics,
-  logger,
-  minBatchIntervalMs = 0,
-}: {
-  eventStore: EventStore;
-  checkpoints: CheckpointStore;
-  bus: EventBus;
-  topics: Topics;
-  logger: Logger;
-  /** See ProjectionRunnerOptions: fewer, larger batches under load, for that much delay. */
-  minBatchIntervalMs?: number;
-}): Promise<ProjectionRunner> => {
-  const { apply } = eventRelayMember({ eventStore, bus, topics });
-  return startProjectionRunner({
-    name: eventRelayName,
-    eventStore,
-    checkpoints,
-    logger,
-    minBatchIntervalMs,
-    apply,
-  });
 };

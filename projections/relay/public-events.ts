@@ -2,7 +2,7 @@ import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
 import type { WebhookEventKind } from '../../domain/webhook-subscriptions/subscription.ts';
 import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
-import type { BusMessage } from '../../infrastructure/bus/event-bus.ts';
+import { jsonMessage, type BusMessage } from '../../infrastructure/bus/event-bus.ts';
 import { decodeOrderEvent } from '../orders/order-codec.ts';
 import { evolveDetails, type OrderDetails } from '../orders/order-details.ts';
 import { orderResource } from '../orders/order-resource.ts';
@@ -135,7 +135,7 @@ export const createPublicEventMapper = ({
       subscriptionsChangedAt: (subscriptionsChangedAt ?? event.position).toString(),
       data,
     };
-    return { key: value.orderId, value: JSON.stringify(value) };
+    return jsonMessage(value.orderId, value);
   };
 
   const requestMessage = (event: RecordedEvent): BusMessage | null => {
