@@ -6,11 +6,11 @@ import { createPublicEventMapper, type Topics } from './public-events.ts';
 export const eventRelayName = 'event-relay';
 
 /**
- * The log is the outbox: the relay follows it and publishes the public events on the bus, a member of a
+ * The log is the outbox: the relay follows it and publishes the public events on the bus, as a member of a
  * projection group (the subscriptions' in the embedded default, the read models' in the projections
- * process). Consumers deduplicate by event id. Its position is saved
- * with the group's next write, so the read models' checkpoint never waits on Kafka; a crash in between
- * publishes one batch again, which at-least-once allows.
+ * process). Its position is saved with the group's next write, so the read models' checkpoint never waits
+ * on Kafka; a crash in between publishes one batch again, which at-least-once allows (consumers deduplicate
+ * by event id).
  */
 export const eventRelayMember = ({
   eventStore,
