@@ -33,8 +33,9 @@ export type AcceptEventsDeps = {
   logger: Logger;
 };
 
-const position = z.string().regex(/^\d{1,40}$/);
-const publicOrderEvent = z.object({
+const positionPattern = /^\d{1,40}$/;
+const position = z.string().regex(positionPattern);
+export const publicOrderEvent = z.object({
   id: z.string().min(1),
   type: z.enum(webhookEventKinds),
   occurredAt: z.string().min(1),
@@ -54,9 +55,41 @@ const dispatcherRequest = z.object({
   deliveryId: z.string().min(1).nullable(),
 });
 
+const webhookEventKindSet: ReadonlySet<unknown> = new Set(webhookEventKinds);
+const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+const isPosition = (value: unknown): value is string =>
+  typeof value === 'string' && positionPattern.test(value);
+
+/**
+ * What `publicOrderEvent` accepts, checked by hand: the dispatcher reads every event of the log (a first
+ * start on a long log reads millions), and zod's parse of them was 8 % of that start. It accepts exactly
+ * what the schema accepts (a test holds the two against each other); a message it refuses goes through the
+ * schema, for the reason.
+ */
+export const isPublicOrderEvent = (value: unknown): value is z.infer<typeof publicOrderEvent> => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const event = value as Record<string, unknown>;
+  const revision = event['revision'];
+  const subscriptionsChangedAt = event['subscriptionsChangedAt'];
+  return (
+    isNonEmptyString(event['id']) &&
+    webhookEventKindSet.has(event['type']) &&
+    isNonEmptyString(event['occurredAt']) &&
+    isNonEmptyString(event['orderId']) &&
+    typeof revision === 'number' &&
+    Number.isSafeInteger(revision) &&
+    revision >= 0 &&
+    isPosition(event['position']) &&
+    (subscriptionsChangedAt === undefined || isPosition(subscriptionsChangedAt)) &&
+    // Any value, undefined too, but the key must be there.
+    'data' in event
+  );
+};
+
 const readMessage = <T>(
   schema: z.ZodType<T>,
   message: ConsumedMessage,
+  isValid?: (value: unknown) => value is T,
 ): { value: T } | { reason: string } => {
   // A bus in this process hands on what the relay parsed the value from: validated all the same (and its
   // value, the text, is not made).
@@ -68,6 +101,7 @@ const readMessage = <T>(
       return { reason: 'the value is not JSON' };
     }
   }
+  if (isValid?.(json)) return { value: json };
   const parsed = schema.safeParse(json);
   return parsed.success
     ? { value: parsed.data }
@@ -115,13 +149,19 @@ export const createEventAcceptor = ({
     const orderEvents: PublicOrderEvent[] = [];
     const requests: DispatcherRequest[] = [];
     const unreadable: { message: ConsumedMessage; reason: string }[] = [];
-    const read = <T>(schema: z.ZodType<T>, message: ConsumedMessage, into: T[]) => {
-      const result = readMessage(schema, message);
+    const read = <T>(
+      schema: z.ZodType<T>,
+      message: ConsumedMessage,
+      into: T[],
+      isValid?: (value: unknown) => value is T,
+    ) => {
+      const result = readMessage(schema, message, isValid);
       if ('value' in result) into.push(result.value);
       else unreadable.push({ message, reason: result.reason });
     };
     for (const message of batch) {
-      if (message.topic === topics.orderEvents) read(publicOrderEvent, message, orderEvents);
+      if (message.topic === topics.orderEvents)
+        read(publicOrderEvent, message, orderEvents, isPublicOrderEvent);
       else if (message.topic === topics.webhookRequests) read(dispatcherRequest, message, requests);
     }
     // A message no one can read would block its partition forever: it goes to the dead-letter topic,

@@ -28,6 +28,27 @@ const hash = (key: string): number => {
   return h >>> 0;
 };
 
+/**
+ * A consumed message whose publisher handed on the parsed object: its value (the text) is read from the
+ * published message only if a consumer asks for it. A class for its getter on the prototype, as
+ * event-bus.ts's JsonMessage.
+ */
+class ConsumedObject implements ConsumedMessage {
+  readonly topic: string;
+  readonly key: string;
+  readonly parsed: unknown;
+  readonly #message: BusMessage;
+  constructor(topic: string, message: BusMessage) {
+    this.topic = topic;
+    this.key = message.key;
+    this.parsed = message.parsed;
+    this.#message = message;
+  }
+  get value(): string {
+    return this.#message.value;
+  }
+}
+
 /** Throws the one failure, or all of them together. */
 const throwFailures = (results: readonly PromiseSettledResult<unknown>[], what: string) => {
   const errors = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
@@ -66,20 +87,11 @@ export const createInProcessEventBus = (): EventBus => {
     if (members.length === 0) return;
     const shares = new Map<Member, ConsumedMessage[]>();
     for (const message of messages) {
-      const { key, parsed } = message;
-      const member = members[hash(key) % members.length]!;
-      // The value of a message with its parsed object is read only if a consumer asks for it.
+      const member = members.length === 1 ? members[0]! : members[hash(message.key) % members.length]!;
       const consumed: ConsumedMessage =
-        parsed === undefined
-          ? { topic, key, value: message.value }
-          : {
-              topic,
-              key,
-              parsed,
-              get value() {
-                return message.value;
-              },
-            };
+        message.parsed === undefined
+          ? { topic, key: message.key, value: message.value }
+          : new ConsumedObject(topic, message);
       const share = shares.get(member);
       if (share) share.push(consumed);
       else shares.set(member, [consumed]);

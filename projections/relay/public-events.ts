@@ -99,10 +99,14 @@ export const createPublicEventMapper = ({
    */
   let subscriptionsChangedAt: bigint | null = null;
 
-  const detailsBefore = async (event: RecordedEvent): Promise<OrderDetails | null> => {
+  /** The order before this event: null before its first; undefined when not kept, to be read. */
+  const keptBefore = (event: RecordedEvent): OrderDetails | null | undefined => {
     if (event.revision === 0) return null;
-    const cached = states.get(event.streamId);
-    if (cached && cached.revision === event.revision - 1) return cached.order;
+    const kept = states.get(event.streamId);
+    return kept && kept.revision === event.revision - 1 ? kept.order : undefined;
+  };
+
+  const readBefore = async (event: RecordedEvent): Promise<OrderDetails | null> => {
     const history = await eventStore.readStream(event.streamId, { maxCount: event.revision });
     let order: OrderDetails | null = null;
     for (const stored of history) {
@@ -118,10 +122,11 @@ export const createPublicEventMapper = ({
     if (states.size > cacheSize) states.delete(states.keys().next().value!);
   };
 
-  const orderMessage = async (event: RecordedEvent): Promise<BusMessage | null> => {
-    const orderEvent = decodeOrderEvent(event);
-    if (!orderEvent) return null;
-    const before = await detailsBefore(event);
+  const orderMessage = (
+    event: RecordedEvent,
+    orderEvent: OrderEvent,
+    before: OrderDetails | null,
+  ): BusMessage => {
     const after = evolveDetails(before, orderEvent);
     remember(event.streamId, event.revision, after);
     const [type, data] = publicData(orderEvent, before, after);
@@ -164,8 +169,16 @@ export const createPublicEventMapper = ({
       };
       subscriptionsChangedAt ??= events[0]?.position ?? null;
       for (const event of events) {
-        if (isOrderStream(event.streamId)) add(topics.orderEvents, await orderMessage(event));
-        else if (isSubscriptionStream(event.streamId)) {
+        if (isOrderStream(event.streamId)) {
+          const orderEvent = decodeOrderEvent(event);
+          if (!orderEvent) continue;
+          // Awaited only for an order not kept: a relay catching up runs this for every event of the log.
+          const before = keptBefore(event);
+          add(
+            topics.orderEvents,
+            orderMessage(event, orderEvent, before === undefined ? await readBefore(event) : before),
+          );
+        } else if (isSubscriptionStream(event.streamId)) {
           subscriptionsChangedAt = event.position;
           add(topics.webhookRequests, requestMessage(event));
         }

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BusMessage, ConsumedMessage, EventBus } from '../../infrastructure/bus/event-bus.ts';
+import {
+  jsonMessage,
+  type BusMessage,
+  type ConsumedMessage,
+  type EventBus,
+} from '../../infrastructure/bus/event-bus.ts';
 
 const WAIT_MS = 30_000;
 
@@ -125,6 +130,35 @@ export const eventBusContract = (adapterName: string, createBus: () => Promise<E
         const byKey = numbersByKey(inbox.handled);
         for (const key of keys) expect(byKey.get(key)).toEqual(range(10));
       }
+    });
+
+    it('carries a message published as an object: its value is the JSON text, any object handed on equal to it', async () => {
+      const bus = await openBus();
+      const { topic, group } = names();
+      const inbox = createInbox();
+      await bus.consume({ group, topics: [topic], handle: inbox.handle });
+      const key = `order-${randomUUID()}`;
+      const objects = range(3).map((n) => ({
+        key,
+        n,
+        text: 'ä "quoted" \u2028',
+        nested: { list: [n, null] },
+      }));
+
+      await bus.publish(
+        topic,
+        objects.map((object) => jsonMessage(key, object)),
+      );
+      await inbox.received(3);
+
+      expect(inbox.handled.map((m) => ({ topic: m.topic, key: m.key }))).toEqual(
+        objects.map(() => ({ topic, key })),
+      );
+      expect(inbox.handled.map((m) => JSON.parse(m.value))).toEqual(objects);
+      // A bus within the process may hand on the object itself; one between processes sends the text alone.
+      for (const m of inbox.handled)
+        if (m.parsed !== undefined) expect(m.parsed).toEqual(JSON.parse(m.value));
+      expect(inbox.handled.map((m) => m.value)).toEqual(objects.map((object) => JSON.stringify(object)));
     });
 
     it('hands the messages of a batch whose handle threw again, before anything later of their keys', async () => {
