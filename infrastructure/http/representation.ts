@@ -13,6 +13,8 @@ export type Representation = {
   contentType: string;
   /** HTTP-date, one-second granularity. */
   lastModified?: string;
+  /** The same instant in milliseconds, parsed once for a representation kept and sent many times. */
+  lastModifiedAt?: number;
   cacheControl?: string;
 };
 
@@ -30,6 +32,11 @@ type RepresentationOptions = {
   etagAlsoCovers?: string[];
 };
 
+const lastModifiedFields = (lastModified: string) => ({
+  lastModified,
+  lastModifiedAt: Date.parse(lastModified),
+});
+
 export const jsonRepresentation = (value: unknown, options: RepresentationOptions = {}): Representation =>
   jsonTextRepresentation(JSON.stringify(value), options);
 
@@ -40,7 +47,7 @@ export const jsonTextRepresentation = (json: string, options: RepresentationOpti
     body,
     etag: strongEtag(body, ...(options.etagAlsoCovers ?? [])),
     contentType: 'application/json; charset=utf-8',
-    ...(options.lastModified === undefined ? {} : { lastModified: httpDate(options.lastModified) }),
+    ...(options.lastModified === undefined ? {} : lastModifiedFields(httpDate(options.lastModified))),
     ...(options.cacheControl === undefined ? {} : { cacheControl: options.cacheControl }),
   };
 };
@@ -142,8 +149,11 @@ export const requirePreconditionsWithoutValidators = (request: Request): void =>
  * the resource. Node writes a Date from a cache refreshed every second: for a resource changed within the
  * last second, this response's Date is written here, from the same reading of the system clock.
  */
-const notAfterDate = (response: Response, lastModified: string): string => {
-  const modifiedAt = Date.parse(lastModified);
+const notAfterDate = (
+  response: Response,
+  lastModified: string,
+  modifiedAt = Date.parse(lastModified),
+): string => {
   const now = Date.now();
   if (modifiedAt <= now - 1000) return lastModified;
   response.setHeader('Date', httpDate(new Date(now)));
@@ -188,7 +198,7 @@ export const sendRepresentation = (
   const lastModified =
     representation.lastModified === undefined
       ? undefined
-      : notAfterDate(response, representation.lastModified);
+      : notAfterDate(response, representation.lastModified, representation.lastModifiedAt);
   if (lastModified !== undefined) response.setHeader('Last-Modified', lastModified);
   if (representation.cacheControl !== undefined)
     response.setHeader('Cache-Control', representation.cacheControl);

@@ -2,6 +2,8 @@ import type { RequestHandler } from 'express';
 import { validationFailed } from './api-error.ts';
 
 const decodes = (text: string): boolean => {
+  // Only a percent-escape can fail to decode.
+  if (!text.includes('%')) return true;
   try {
     decodeURIComponent(text);
     return true;
