@@ -75,9 +75,14 @@ const httpDateFormats = [
 ];
 
 const parseHttpDate = (value: string): number | undefined => {
-  if (!httpDateFormats.some((format) => format.test(value))) return undefined;
+  const format = httpDateFormats.findIndex((pattern) => pattern.test(value));
+  if (format === -1) return undefined;
   const time = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`);
-  return Number.isNaN(time) ? undefined : time;
+  if (Number.isNaN(time)) return undefined;
+  // Date.parse rolls 30 Feb over into March and ignores the weekday: an IMF-fixdate names a real day only
+  // when it is how that instant prints.
+  if (format === 0 && new Date(time).toUTCString() !== value) return undefined;
+  return time;
 };
 
 /**
@@ -190,19 +195,21 @@ export const sendRepresentation = (
   response: Response,
   representation: Representation,
 ): void => {
-  if (!preconditionsHold(request, representation)) {
-    throw preconditionFailed('The resource does not match your If-Match or If-Unmodified-Since.');
-  }
-  response.setHeader('ETag', representation.etag);
-  // What is sent is what If-Modified-Since is compared with.
+  // What is sent is what If-Unmodified-Since and If-Modified-Since are compared with: a resource stamped
+  // ahead of this clock is sent as modified now, and its sent date must hold against itself.
   const lastModified =
     representation.lastModified === undefined
       ? undefined
       : notAfterDate(response, representation.lastModified, representation.lastModifiedAt);
+  const validators = { etag: representation.etag, ...(lastModified ? { lastModified } : {}) };
+  if (!preconditionsHold(request, validators)) {
+    throw preconditionFailed('The resource does not match your If-Match or If-Unmodified-Since.');
+  }
+  response.setHeader('ETag', representation.etag);
   if (lastModified !== undefined) response.setHeader('Last-Modified', lastModified);
   if (representation.cacheControl !== undefined)
     response.setHeader('Cache-Control', representation.cacheControl);
-  if (notModified(request, { etag: representation.etag, ...(lastModified ? { lastModified } : {}) })) {
+  if (notModified(request, validators)) {
     response.status(304).end();
     return;
   }

@@ -36,6 +36,12 @@ describe('Last-Modified of catalogue responses dated in the future', () => {
               response.headers.get('date')!,
             ];
             expect(Date.parse(lastModified), path).toBeLessThanOrEqual(Date.parse(date));
+            // The date sent holds as If-Unmodified-Since (compared with what was sent, not the stamp ahead).
+            const unmodified = await fetch(`${service.url}${path}`, {
+              headers: { 'If-Unmodified-Since': lastModified },
+            });
+            await unmodified.arrayBuffer();
+            expect(unmodified.status, `${path} If-Unmodified-Since: ${lastModified}`).toBe(200);
             // ...and still revalidates: the client's copy dated so is current.
             const again = await fetch(`${service.url}${path}`, {
               headers: { 'If-Modified-Since': lastModified },
@@ -57,6 +63,20 @@ describe('Last-Modified of catalogue responses dated in the future', () => {
       }
     },
   );
+
+  it.each([
+    ['30 February', 'Mon, 30 Feb 2099 00:00:00 GMT'],
+    ['the wrong weekday', 'Mon, 01 Jan 2099 00:00:00 GMT'],
+  ])('ignores an If-Modified-Since naming %s, as not an HTTP-date', async (_what, date) => {
+    const response = await fetch(`${service.url}/products/1002`, { headers: { 'If-Modified-Since': date } });
+    await response.arrayBuffer();
+    expect(response.status).toBe(200);
+    // The same instant, written as it prints, is a date: the copy is current.
+    const real = new Date(Date.parse(date)).toUTCString();
+    const current = await fetch(`${service.url}/products/1002`, { headers: { 'If-Modified-Since': real } });
+    await current.arrayBuffer();
+    expect(current.status).toBe(304);
+  });
 
   it('keeps Last-Modified as the product’s own date once that date is past', async () => {
     const product = (await service.catalog.getProduct(1002))!;
