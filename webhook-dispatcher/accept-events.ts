@@ -64,7 +64,8 @@ const isPosition = (value: unknown): value is string =>
  * What `publicOrderEvent` accepts, checked by hand: the dispatcher reads every event of the log (a first
  * start on a long log reads millions), and zod's parse of them was 8 % of that start. It accepts exactly
  * what the schema accepts (a test holds the two against each other); a message it refuses goes through the
- * schema, for the reason.
+ * schema, for the reason. What it accepts is used as it is, not copied as zod's parse would (unknown keys
+ * stay): on the in-process bus every consumer shares that object, and reads it only.
  */
 export const isPublicOrderEvent = (value: unknown): value is z.infer<typeof publicOrderEvent> => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;

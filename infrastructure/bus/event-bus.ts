@@ -4,7 +4,10 @@
  * consumers deduplicate by event id.
  */
 
-/** value is JSON text; key decides ordering: one key's messages stay in publish order. */
+/**
+ * value is JSON text; key decides ordering: one key's messages stay in publish order. `value` may be a
+ * getter on the message's prototype (made when first read): read the fields by name, never spread a message.
+ */
 export type BusMessage = {
   key: string;
   value: string;
@@ -32,6 +35,9 @@ class JsonMessage implements BusMessage {
   }
   get value(): string {
     return (this.#text ??= JSON.stringify(this.parsed));
+  }
+  toJSON() {
+    return { key: this.key, value: this.value };
   }
 }
 

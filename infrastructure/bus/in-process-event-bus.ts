@@ -47,6 +47,9 @@ class ConsumedObject implements ConsumedMessage {
   get value(): string {
     return this.#message.value;
   }
+  toJSON() {
+    return { topic: this.topic, key: this.key, value: this.value };
+  }
 }
 
 /** Throws the one failure, or all of them together. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ConsumedMessage } from '../../infrastructure/bus/event-bus.ts';
+import { jsonMessage, type ConsumedMessage } from '../../infrastructure/bus/event-bus.ts';
 import { createInProcessEventBus } from '../../infrastructure/bus/in-process-event-bus.ts';
 import { createInbox, eventBusContract, message, numbersByKey } from '../contracts/event-bus.contract.ts';
 
@@ -9,6 +9,28 @@ eventBusContract('in-process', async () => createInProcessEventBus());
 describe('in-process event bus', () => {
   const topic = 'order-events';
   const key = `order-${randomUUID()}`;
+
+  it('hands on a message published as an object as that object, its text made only if read', async () => {
+    const bus = createInProcessEventBus();
+    const inbox = createInbox();
+    await bus.consume({ group: 'dispatcher', topics: [topic], handle: inbox.handle });
+    let stringified = 0;
+    const object = { key, n: 1, toJSON: () => (stringified++, { key, n: 1 }) };
+
+    await bus.publish(topic, [jsonMessage(key, object)]);
+    const [consumed] = inbox.handled;
+    expect(consumed!.parsed).toBe(object);
+    expect(stringified).toBe(0);
+    expect(consumed!.value).toBe(JSON.stringify({ key, n: 1 }));
+    expect(consumed!.value).toBe(JSON.stringify({ key, n: 1 }));
+    expect(stringified).toBe(1);
+    // Logged or serialized whole, a message keeps its value.
+    expect(JSON.parse(JSON.stringify(consumed))).toEqual({
+      topic,
+      key,
+      value: '{"key":"' + key + '","n":1}',
+    });
+  });
 
   it('resolves publish only once every group has handled the messages', async () => {
     const bus = createInProcessEventBus();

@@ -55,12 +55,19 @@ const variants = (): unknown[] => {
     out.push(without);
     for (const odd of oddValues) out.push({ ...valid, [field]: odd });
   }
-  out.push({ ...valid, extra: 'kept by neither check' });
+  out.push({ ...valid, extra: 'accepted by both' });
   out.push(Object.assign(Object.create(null), valid));
+  out.push(Object.create(valid));
+  out.push(Object.assign(new Date(0), valid));
+  out.push({ ...valid, revision: 1e21 }, { ...valid, id: '\uD800' }, { ...valid, position: '１' });
   return out;
 };
 
 describe("the dispatcher's fast check of a public order event", () => {
+  it('is tried on every field of the schema', () => {
+    expect(Object.keys(valid).sort()).toEqual(Object.keys(publicOrderEvent.shape).sort());
+  });
+
   it('accepts exactly what the schema accepts', () => {
     const cases = variants();
     const disagreements = cases.filter(
