@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error.ts';
+import { parseHttpDate } from './http-date.ts';
 
 /**
  * A response body as sent, with its validators: serialized once, hashed once, and reusable for as long as
@@ -65,24 +66,6 @@ const parseTagList = (header: string): string[] | '*' | undefined => {
     tags.push(match[2]!);
   }
   return tags;
-};
-
-// IMF-fixdate, obsolete RFC 850 and asctime formats (RFC 9110, section 5.6.7).
-const httpDateFormats = [
-  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/,
-  /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
-  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
-];
-
-const parseHttpDate = (value: string): number | undefined => {
-  const format = httpDateFormats.findIndex((pattern) => pattern.test(value));
-  if (format === -1) return undefined;
-  const time = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`);
-  if (Number.isNaN(time)) return undefined;
-  // Date.parse rolls 30 Feb over into March and ignores the weekday: an IMF-fixdate names a real day only
-  // when it is how that instant prints.
-  if (format === 0 && new Date(time).toUTCString() !== value) return undefined;
-  return time;
 };
 
 /**

@@ -78,6 +78,47 @@ describe('Last-Modified of catalogue responses dated in the future', () => {
     expect(current.status).toBe(304);
   });
 
+  // Taken as dates, the first would be after any product's date (304) and the second before it (412); the
+  // real days beside them are dates.
+  it.each([
+    {
+      format: 'RFC 850',
+      thirtiethOfFebruary: 'Monday, 30-Feb-38 00:00:00 GMT',
+      wrongWeekday: 'Sunday, 01-Jan-00 00:00:00 GMT',
+      later: 'Sunday, 28-Feb-38 00:00:00 GMT',
+      earlier: 'Saturday, 01-Jan-00 00:00:00 GMT',
+    },
+    {
+      format: 'asctime',
+      thirtiethOfFebruary: 'Mon Feb 30 00:00:00 2099',
+      wrongWeekday: 'Sun Jan  1 00:00:00 2000',
+      later: 'Sat Feb 28 00:00:00 2099',
+      earlier: 'Sat Jan  1 00:00:00 2000',
+    },
+  ])(
+    'ignores $format dates naming 30 February or the wrong weekday, as not HTTP-dates',
+    async ({ thirtiethOfFebruary, wrongWeekday, later, earlier }) => {
+      for (const [header, value] of [
+        ['If-Modified-Since', thirtiethOfFebruary],
+        ['If-Unmodified-Since', wrongWeekday],
+      ] as const) {
+        const response = await fetch(`${service.url}/products/1002`, { headers: { [header]: value } });
+        await response.arrayBuffer();
+        expect(response.status, `${header}: ${value}`).toBe(200);
+      }
+      const current = await fetch(`${service.url}/products/1002`, {
+        headers: { 'If-Modified-Since': later },
+      });
+      await current.arrayBuffer();
+      expect(current.status, later).toBe(304);
+      const changed = await fetch(`${service.url}/products/1002`, {
+        headers: { 'If-Unmodified-Since': earlier },
+      });
+      await changed.arrayBuffer();
+      expect(changed.status, earlier).toBe(412);
+    },
+  );
+
   it('keeps Last-Modified as the product’s own date once that date is past', async () => {
     const product = (await service.catalog.getProduct(1002))!;
     const response = await fetch(`${service.url}/products/1002`);
