@@ -44,15 +44,19 @@ export const catalogCommands: Record<string, (args: string[], context: CommandCo
     } catch (error) {
       throw new DataError(`cannot read ${file} as JSON: ${(error as Error).message}`);
     }
+    const now = context.clock.now();
     let catalog;
     try {
-      catalog = readCatalogFile(json, context.catalogCurrency, { now: context.clock.now() });
+      catalog = readCatalogFile(json, context.catalogCurrency, { now });
     } catch (error) {
       if (error instanceof CatalogFileError) throw new DataError(error.message);
       throw error;
     }
     const replace = parsed.values.replace === true;
-    const { purgeKeys, removedProductIds } = await context.stores.catalog.importCatalog(catalog, { replace });
+    const { purgeKeys, removedProductIds } = await context.stores.catalog.importCatalog(catalog, {
+      replace,
+      at: now,
+    });
     context.out(
       `imported ${counted(catalog.products.length, 'product')} in ${counted(catalog.categories.length, 'category', 'categories')} ` +
         `(${replace ? 'replacing the catalogue' : 'added or updated'}) into the ${context.stores.description}`,

@@ -4,8 +4,14 @@ export type Product = {
   name: string;
   /** Integer minor units of the catalogue currency (configuration, default EUR). */
   priceMinor: number;
-  /** ISO 8601 / RFC 3339, UTC. */
+  /** ISO 8601 / RFC 3339, UTC: the admin backend's date, shown as it was imported. */
   updatedAt: string;
+  /**
+   * When this catalogue took the product as it is now, if earlier than `updatedAt` (a date from a clock
+   * ahead of the importing one): what Last-Modified says, so that it stays put rather than follow the
+   * clock until `updatedAt` has passed. Absent: `updatedAt`.
+   */
+  recordedAt?: string;
   categoryId: string;
   /** Units available to order, set by the catalogue import; null when the catalogue does not track them. */
   stock: number | null;
@@ -51,11 +57,13 @@ export type CatalogStore = {
    * Writes products and categories in one go: new ones are added, existing ones (same id) replaced; with
    * `replace`, products and categories absent from the import are removed. Advances the revision, and
    * records a purge of the Surrogate-Keys whose responses changed (none when nothing did): those keys, and
-   * the ids of the products it removed (only `replace` removes any), in increasing order.
+   * the ids of the products it removed (only `replace` removes any), in increasing order. Given the import's
+   * time `at`, a product that changed and is dated after it gets `recordedAt` = `at`; an unchanged one keeps
+   * its `recordedAt`.
    */
   importCatalog(
     catalog: { products: Product[]; categories: Category[] },
-    options: { replace: boolean },
+    options: { replace: boolean; at?: Date },
   ): Promise<{ purgeKeys: string[]; removedProductIds: number[] }>;
   /** All products, by id. */
   listProducts(): Promise<Product[]>;

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { foldForSearch, type CatalogStore, type Product } from './catalog.ts';
 import { createMongoPurgeOutbox } from './mongo-purge-outbox.ts';
-import { catalogAfterImport, changedSurrogateKeys, removedProductIds } from './purge-keys.ts';
+import {
+  catalogAfterImport,
+  changedSurrogateKeys,
+  recordedProducts,
+  removedProductIds,
+} from './purge-keys.ts';
 
 /** `stock` is absent from documents written before products had stock: not tracked. */
 type ProductDocument = Omit<Product, 'id' | 'stock'> & {
@@ -38,8 +43,9 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
   };
 
   return {
-    async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
+    async importCatalog({ products: fromFile, categories: importedCategories }, { replace, at }) {
       const before = { products: await listProducts(), categories: await listCategories() };
+      const imported = recordedProducts(before.products, fromFile, at);
       const after = catalogAfterImport(
         before,
         { products: imported, categories: importedCategories },

@@ -31,6 +31,30 @@ export const removedProductIds = (before: CatalogContents, after: CatalogContent
     .sort((a, b) => a - b);
 };
 
+/** What a product's own responses (its detail and its stock) show, as a comparable string. */
+const shownOf = (p: Product): string => JSON.stringify([p.name, p.priceMinor, p.updatedAt, p.stock]);
+
+/**
+ * The imported products as a store records them. One that is new or changed, and dated after the import's
+ * time `at`, is recorded at `at`; an unchanged one keeps what was recorded of it, so importing the same file
+ * again changes nothing.
+ */
+export const recordedProducts = (
+  before: readonly Product[],
+  imported: readonly Product[],
+  at: Date | undefined,
+): Product[] => {
+  const previous = new Map(before.map((p) => [p.id, p]));
+  return imported.map(({ recordedAt: _fromTheFile, ...product }) => {
+    const was = previous.get(product.id);
+    const kept = was && shownOf(was) === shownOf(product) ? was.recordedAt : undefined;
+    const recordedAt =
+      kept ??
+      (at !== undefined && Date.parse(product.updatedAt) > at.getTime() ? at.toISOString() : undefined);
+    return recordedAt === undefined ? product : { ...product, recordedAt };
+  });
+};
+
 const byId = <T extends { id: number | string }>(items: readonly T[]) =>
   [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
@@ -48,7 +72,7 @@ const contentsOf = ({ products, categories }: CatalogContents): Map<string, stri
   );
   // GET /products/{id} (name, price, updatedAt) and its /stock (stock, updatedAt). The category is not shown.
   for (const p of sortedProducts) {
-    contents.set(surrogateKeys.product(p.id), JSON.stringify([p.name, p.priceMinor, p.updatedAt, p.stock]));
+    contents.set(surrogateKeys.product(p.id), shownOf(p));
   }
   // GET /categories: ids and names (ordered by name, so by the set itself).
   contents.set(surrogateKeys.categoryList, JSON.stringify(byId(categories).map((c) => [c.id, c.name])));

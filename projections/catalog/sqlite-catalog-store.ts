@@ -8,7 +8,12 @@ import {
   type Product,
   type ProductSummary,
 } from './catalog.ts';
-import { catalogAfterImport, changedSurrogateKeys, removedProductIds } from './purge-keys.ts';
+import {
+  catalogAfterImport,
+  changedSurrogateKeys,
+  recordedProducts,
+  removedProductIds,
+} from './purge-keys.ts';
 import { createSqlitePurgeOutbox } from './sqlite-purge-outbox.ts';
 
 const schema = `
@@ -23,7 +28,8 @@ const schema = `
     price_minor INTEGER NOT NULL,
     updated_at  TEXT    NOT NULL,
     category_id TEXT    NOT NULL,
-    stock       INTEGER
+    stock       INTEGER,
+    recorded_at TEXT
   );
   CREATE INDEX IF NOT EXISTS catalog_products_category ON catalog_products (category_id, id);
   CREATE TABLE IF NOT EXISTS catalog_revision (
@@ -40,6 +46,7 @@ type ProductRow = {
   updated_at: string;
   category_id: string;
   stock: number | null;
+  recorded_at: string | null;
 };
 
 const toProduct = (row: ProductRow): Product => ({
@@ -49,21 +56,23 @@ const toProduct = (row: ProductRow): Product => ({
   updatedAt: row.updated_at,
   categoryId: row.category_id,
   stock: row.stock,
+  ...(row.recorded_at === null ? {} : { recordedAt: row.recorded_at }),
 });
 
 export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
   db.exec(schema);
-  // A read store made before products had stock gets the column (NULL: not tracked).
-  addMissingColumns(db, 'catalog_products', { stock: 'INTEGER' });
+  // A read store made before products had stock gets the column (NULL: not tracked), and before the
+  // catalogue recorded its own time of a change, that column (NULL: updated_at).
+  addMissingColumns(db, 'catalog_products', { stock: 'INTEGER', recorded_at: 'TEXT' });
   const upsertCategory = db.prepare(
     'INSERT INTO catalog_categories (id, name) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name',
   );
   const upsertProduct = db.prepare(
-    `INSERT INTO catalog_products (id, name, name_folded, price_minor, updated_at, category_id, stock)
-     VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO catalog_products (id, name, name_folded, price_minor, updated_at, category_id, stock, recorded_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_folded = excluded.name_folded,
        price_minor = excluded.price_minor, updated_at = excluded.updated_at, category_id = excluded.category_id,
-       stock = excluded.stock`,
+       stock = excluded.stock, recorded_at = excluded.recorded_at`,
   );
   const bumpRevision = db.prepare('UPDATE catalog_revision SET revision = revision + 1');
   const products = db.prepare('SELECT * FROM catalog_products ORDER BY id');
@@ -82,12 +91,13 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
   const purges = createSqlitePurgeOutbox(db);
 
   return {
-    async importCatalog({ products: imported, categories: importedCategories }, { replace }) {
+    async importCatalog({ products: fromFile, categories: importedCategories }, { replace, at }) {
       return inWriteTransaction(db, () => {
         const before = {
           products: (products.all() as ProductRow[]).map(toProduct),
           categories: categories.all() as Category[],
         };
+        const imported = recordedProducts(before.products, fromFile, at);
         const after = catalogAfterImport(
           before,
           { products: imported, categories: importedCategories },
@@ -109,6 +119,7 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
             p.updatedAt,
             p.categoryId,
             p.stock,
+            p.recordedAt ?? null,
           );
         }
         bumpRevision.run();

@@ -106,7 +106,7 @@ export const createCatalogRepresentations = ({
             price: moneyToDecimal({ amountMinor: product.priceMinor, currency }),
             updatedAt: product.updatedAt,
           },
-          { lastModified: product.updatedAt, cacheControl: productDetailCacheControl },
+          { lastModified: product.recordedAt ?? product.updatedAt, cacheControl: productDetailCacheControl },
         );
       }),
 
@@ -122,7 +122,7 @@ export const createCatalogRepresentations = ({
             tracked: product.stock !== null,
             updatedAt: product.updatedAt,
           },
-          { lastModified: product.updatedAt, cacheControl: stockCacheControl },
+          { lastModified: product.recordedAt ?? product.updatedAt, cacheControl: stockCacheControl },
         );
       }),
 

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../support/run-admin.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
@@ -90,6 +91,42 @@ describe('npm run admin -- catalog:import (the admin backend of the catalogue)',
     );
     expect(result.stderr).not.toContain('4243');
     expect((await fetch(`${service.url}/products/4243`)).status).toBe(404);
+  });
+
+  it('dates a product stamped ahead of its clock at the import: Last-Modified stays put, through the same import again', async () => {
+    const updatedAt = new Date(Date.now() + 3 * 60_000).toISOString();
+    const file = writeCatalog('ahead.json', [{ ...teapot, id: 4245, updatedAt }]);
+    const started = Date.now();
+    const result = await runAdmin(['catalog:import', file], { DATA_DIR: service.dataDir });
+    expect(result.code, result.stderr).toBe(0);
+    const finished = Date.now();
+
+    const first = await fetch(`${service.url}/products/4245`);
+    expect(((await first.json()) as { updatedAt: string }).updatedAt).toBe(updatedAt);
+    const lastModified = first.headers.get('last-modified')!;
+    // The import's own time, to the second it was run in: not the stamp ahead, not this response's Date.
+    expect(Date.parse(lastModified)).toBeGreaterThanOrEqual(Math.floor(started / 1000) * 1000);
+    expect(Date.parse(lastModified)).toBeLessThanOrEqual(finished);
+
+    // Another run of the same file changes nothing; and once the clock has passed the second named, the
+    // date is still the same (the date as capped at each response's Date would move on with it).
+    const again = await runAdmin(['catalog:import', file], { DATA_DIR: service.dataDir });
+    expect(again.stdout).toContain('nothing to purge');
+    await setTimeout(Math.max(0, Date.parse(lastModified) + 1000 - Date.now()));
+    for (const path of ['/products/4245', '/products/4245/stock']) {
+      const response = await fetch(`${service.url}${path}`, {
+        headers: { 'If-Unmodified-Since': lastModified },
+      });
+      await response.arrayBuffer();
+      expect(response.status, `${path} If-Unmodified-Since: ${lastModified}`).toBe(200);
+      expect(response.headers.get('last-modified'), path).toBe(lastModified);
+      expect(Date.parse(response.headers.get('date')!)).toBeGreaterThan(Date.parse(lastModified));
+      const current = await fetch(`${service.url}${path}`, {
+        headers: { 'If-Modified-Since': lastModified },
+      });
+      await current.arrayBuffer();
+      expect(current.status, `${path} If-Modified-Since: ${lastModified}`).toBe(304);
+    }
   });
 
   it('says which cached responses the import changed: the Surrogate-Keys the service will purge', async () => {

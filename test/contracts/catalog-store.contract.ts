@@ -122,6 +122,46 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect((await store.listProducts()).map((p) => p.id)).toEqual([2]);
       expect(await store.listCategories()).toEqual([garden]);
     });
+
+    it('records, at the import’s time, a product dated after it; keeps that through the same import; records a change anew', async () => {
+      const dated = (updatedAt: string, stock: number | null = 5) => ({
+        ...product(5, 'Milk Jug', 'kitchen', updatedAt),
+        stock,
+      });
+      const ahead = '2026-11-25T12:03:00.000Z';
+      const at = (iso: string) => ({ replace: false, at: new Date(iso) });
+
+      await store.importCatalog({ products: [dated(ahead)], categories: [] }, at('2026-11-25T12:00:00Z'));
+      expect(await store.getProduct(5)).toEqual({ ...dated(ahead), recordedAt: '2026-11-25T12:00:00.000Z' });
+
+      // The same file a minute later: nothing changed, nothing is purged, and the time recorded stays.
+      const again = await store.importCatalog(
+        { products: [dated(ahead)], categories: [] },
+        at('2026-11-25T12:01:00Z'),
+      );
+      expect(again.purgeKeys).toEqual([]);
+      expect(await store.getProduct(5)).toMatchObject({ recordedAt: '2026-11-25T12:00:00.000Z' });
+      expect((await store.listProducts()).find((p) => p.id === 5)).toMatchObject({
+        recordedAt: '2026-11-25T12:00:00.000Z',
+      });
+
+      // A change of stock under the same date is recorded at its own import's time.
+      await store.importCatalog({ products: [dated(ahead, 4)], categories: [] }, at('2026-11-25T12:02:00Z'));
+      expect(await store.getProduct(5)).toMatchObject({ stock: 4, recordedAt: '2026-11-25T12:02:00.000Z' });
+
+      // A date not after the import's time is its own record; so is any date imported without a time.
+      const past = '2026-11-25T11:00:00.000Z';
+      await store.importCatalog({ products: [dated(past)], categories: [] }, at('2026-11-25T12:04:00Z'));
+      expect(await store.getProduct(5)).toEqual(dated(past));
+      await store.importCatalog({ products: [dated(ahead, 3)], categories: [] }, { replace: false });
+      expect(await store.getProduct(5)).toEqual(dated(ahead, 3));
+      // A recordedAt in the file is not the file's to say.
+      await store.importCatalog(
+        { products: [{ ...dated(past, 2), recordedAt: '2020-01-01T00:00:00.000Z' }], categories: [] },
+        at('2026-11-25T12:05:00Z'),
+      );
+      expect(await store.getProduct(5)).toEqual(dated(past, 2));
+    });
   });
 
   describe(`CatalogStore purge outbox contract: ${adapterName}`, () => {
