@@ -80,6 +80,13 @@ const commands = {
 };
 
 const main = async (argv: string[]): Promise<number> => {
+  // A reader that stops early (`| head`) closes the pipe: what is left to say goes nowhere, and the command
+  // still finishes, closing its stores, instead of dying of an unhandled EPIPE.
+  let readerGone = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    readerGone = true;
+  });
   const [name, ...args] = argv;
   if (!name || name === '--help' || name === 'help') {
     process.stdout.write(environmentHelp(adminConfigSchema, usage));
@@ -91,7 +98,9 @@ const main = async (argv: string[]): Promise<number> => {
     return 64;
   }
   const output = {
-    out: (line: string) => process.stdout.write(`${line}\n`),
+    out: (line: string) => {
+      if (!readerGone) process.stdout.write(`${line}\n`);
+    },
     err: (line: string) => process.stderr.write(`${line}\n`),
   };
   // The key commands run before any store is configured or reachable (the first step of a deployment).

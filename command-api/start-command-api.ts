@@ -50,7 +50,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   const { db } = mongo;
   const users = withAddressCache(await createMongoUserStore(db));
   const catalog = await createMongoCatalogStore(db);
-  if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
+  if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency, clock.now()))) {
     logger.info('imported the demo catalogue into the empty catalogue');
   }
   const keyring = openKeyring({

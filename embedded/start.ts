@@ -98,7 +98,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
   const refreshTokens = createSqliteRefreshTokenStore(readStore);
 
   const catalog = createSqliteCatalogStore(readStore);
-  if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency))) {
+  if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency, clock.now()))) {
     logger.info('imported the demo catalogue into the empty catalogue');
   }
 

@@ -28,7 +28,7 @@ const category = z.strictObject({ id: z.string(), name: z.string() }).meta({ id:
 
 const stockUpdatedAt = timestamp.meta({
   description:
-    'The product’s updatedAt: when the catalogue last changed the product, its stock included (also the Last-Modified).',
+    'The product’s updatedAt: when the catalogue last changed the product, its stock included. Last-Modified is this date, or the time of the import that recorded the product where this date is ahead of the importing clock or did not move forward with a change.',
 });
 const stockLevel = z
   .discriminatedUnion('tracked', [

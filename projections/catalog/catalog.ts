@@ -7,9 +7,10 @@ export type Product = {
   /** ISO 8601 / RFC 3339, UTC: the admin backend's date, shown as it was imported. */
   updatedAt: string;
   /**
-   * When this catalogue took the product as it is now, if earlier than `updatedAt` (a date from a clock
-   * ahead of the importing one): what Last-Modified says, so that it stays put rather than follow the
-   * clock until `updatedAt` has passed. Absent: `updatedAt`.
+   * When this catalogue recorded the product as it is now, where `updatedAt` cannot say it: the import's time
+   * for a product dated ahead of the importing clock, or changed without its date moving past the previous
+   * Last-Modified. What Last-Modified says, so that it never moves on with the clock and never stays put or
+   * goes back while the product changes. Absent: `updatedAt`.
    */
   recordedAt?: string;
   categoryId: string;
@@ -57,13 +58,12 @@ export type CatalogStore = {
    * Writes products and categories in one go: new ones are added, existing ones (same id) replaced; with
    * `replace`, products and categories absent from the import are removed. Advances the revision, and
    * records a purge of the Surrogate-Keys whose responses changed (none when nothing did): those keys, and
-   * the ids of the products it removed (only `replace` removes any), in increasing order. Given the import's
-   * time `at`, a product that changed and is dated after it gets `recordedAt` = `at`; an unchanged one keeps
-   * its `recordedAt`.
+   * the ids of the products it removed (only `replace` removes any), in increasing order. `at` is the time of
+   * the import, by the importing clock: what `recordedAt` is set to where a product needs it.
    */
   importCatalog(
     catalog: { products: Product[]; categories: Category[] },
-    options: { replace: boolean; at?: Date },
+    options: { replace: boolean; at: Date },
   ): Promise<{ purgeKeys: string[]; removedProductIds: number[] }>;
   /** All products, by id. */
   listProducts(): Promise<Product[]>;

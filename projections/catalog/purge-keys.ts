@@ -34,24 +34,32 @@ export const removedProductIds = (before: CatalogContents, after: CatalogContent
 /** What a product's own responses (its detail and its stock) show, as a comparable string. */
 const shownOf = (p: Product): string => JSON.stringify([p.name, p.priceMinor, p.updatedAt, p.stock]);
 
+/** What Last-Modified says of a product as stored. */
+const lastModifiedOf = (p: Product): string => p.recordedAt ?? p.updatedAt;
+const secondOf = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
 /**
- * The imported products as a store records them. One that is new or changed, and dated after the import's
- * time `at`, is recorded at `at`; an unchanged one keeps what was recorded of it, so importing the same file
- * again changes nothing.
+ * The imported products as a store records them, with what their Last-Modified is to say. An unchanged
+ * product keeps what was recorded of it, so importing the same file again changes nothing. A new or changed
+ * one is dated by its `updatedAt`, unless that is after the import's time `at` (a clock ahead of the
+ * importing one) or not after the product's last Last-Modified (a change under the same or an older date,
+ * which a client's If-Modified-Since would otherwise miss): then it is recorded at `at`.
  */
 export const recordedProducts = (
   before: readonly Product[],
   imported: readonly Product[],
-  at: Date | undefined,
+  at: Date,
 ): Product[] => {
   const previous = new Map(before.map((p) => [p.id, p]));
-  return imported.map(({ recordedAt: _fromTheFile, ...product }) => {
+  return imported.map(({ recordedAt: _notTheFilesToSay, ...product }) => {
     const was = previous.get(product.id);
-    const kept = was && shownOf(was) === shownOf(product) ? was.recordedAt : undefined;
-    const recordedAt =
-      kept ??
-      (at !== undefined && Date.parse(product.updatedAt) > at.getTime() ? at.toISOString() : undefined);
-    return recordedAt === undefined ? product : { ...product, recordedAt };
+    if (was && shownOf(was) === shownOf(product)) {
+      return was.recordedAt === undefined ? product : { ...product, recordedAt: was.recordedAt };
+    }
+    const datedByItself =
+      Date.parse(product.updatedAt) <= at.getTime() &&
+      (was === undefined || secondOf(product.updatedAt) > secondOf(lastModifiedOf(was)));
+    return datedByItself ? product : { ...product, recordedAt: at.toISOString() };
   });
 };
 

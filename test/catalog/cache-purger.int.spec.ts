@@ -66,7 +66,7 @@ const importProducts = async (ids: number[]) =>
   (
     await store.importCatalog(
       { products: ids.map(product), categories: [{ id: 'kitchen', name: 'Kitchen' }] },
-      { replace: false },
+      { replace: false, at: new Date() },
     )
   ).purgeKeys;
 const counted = async (outcome: string) =>

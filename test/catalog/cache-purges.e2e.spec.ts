@@ -37,7 +37,7 @@ const change = async (id: number, changes: Partial<Product>) => {
   const product = (await service.catalog.getProduct(id))!;
   const { purgeKeys } = await service.catalog.importCatalog(
     { products: [{ ...product, ...changes }], categories: [] },
-    { replace: false },
+    { replace: false, at: new Date() },
   );
   return purgeKeys;
 };

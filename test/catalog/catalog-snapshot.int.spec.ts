@@ -35,12 +35,18 @@ const categories = [{ id: 'mugs', name: 'Mugs' }];
 describe('catalogue snapshot', () => {
   it('answers from memory, and reloads once the revision moved: an import applies to the next order', async () => {
     const { store, counted, calls } = countingStore('revision');
-    await store.importCatalog({ products: [product(1, 'Cup', 3)], categories }, { replace: false });
+    await store.importCatalog(
+      { products: [product(1, 'Cup', 3)], categories },
+      { replace: false, at: new Date() },
+    );
     const snapshot = createCatalogSnapshot({ store: counted, refreshIntervalMs: 0 });
     expect((await snapshot.getProduct(1))?.stock).toBe(3);
     expect((await snapshot.getProduct(1))?.stock).toBe(3);
     expect(calls).toEqual({ revision: 2, listProducts: 1, getProduct: 0 });
-    await store.importCatalog({ products: [product(1, 'Cup', 0)], categories }, { replace: false });
+    await store.importCatalog(
+      { products: [product(1, 'Cup', 0)], categories },
+      { replace: false, at: new Date() },
+    );
     expect((await snapshot.getProduct(1))?.stock).toBe(0);
     expect(calls.listProducts).toBe(2);
   });
@@ -48,9 +54,15 @@ describe('catalogue snapshot', () => {
   it('looks a product it lacks up in the store, and answers null for one that does not exist', async () => {
     const { store, counted, calls } = countingStore('unknown');
     const snapshot = createCatalogSnapshot({ store: counted, refreshIntervalMs: 60_000 });
-    await store.importCatalog({ products: [product(1, 'Cup')], categories }, { replace: false });
+    await store.importCatalog(
+      { products: [product(1, 'Cup')], categories },
+      { replace: false, at: new Date() },
+    );
     expect(await snapshot.getProduct(1)).toEqual(product(1, 'Cup'));
-    await store.importCatalog({ products: [product(2, 'Saucer')], categories }, { replace: false });
+    await store.importCatalog(
+      { products: [product(2, 'Saucer')], categories },
+      { replace: false, at: new Date() },
+    );
     // The timer has not fired yet: product 2 is not in the snapshot, and is found in the store.
     expect((await snapshot.getProduct(2))?.name).toBe('Saucer');
     expect(await snapshot.getProduct(3)).toBeNull();
@@ -70,7 +82,7 @@ describe('catalogue snapshot', () => {
         ],
         categories,
       },
-      { replace: false },
+      { replace: false, at: new Date() },
     );
     const snapshot = createCatalogSnapshot({ store: counted, refreshIntervalMs: 0 });
     expect(await snapshot.searchProducts('mug', { offset: 0, limit: 1 })).toEqual({

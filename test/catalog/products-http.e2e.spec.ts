@@ -95,19 +95,41 @@ describe('GET /products/{id}', () => {
     });
 
     it('detects a change within the same second: new ETag, same Last-Modified', async () => {
-      const product = await aProduct();
+      // A product of its own, changed twice within one second (of its date, and of the imports' time).
+      const second = Date.parse('2026-11-20T10:00:00.000Z');
+      const product = { ...(await aProduct()), id: 9101 };
+      const within = (ms: number, priceMinor: number) => ({
+        ...product,
+        priceMinor,
+        updatedAt: new Date(second + ms).toISOString(),
+      });
       await service.catalog.importCatalog(
-        { products: [{ ...product, priceMinor: product.priceMinor + 1 }], categories: [] },
-        { replace: false },
+        { products: [within(100, 500)], categories: [] },
+        { replace: false, at: new Date(second + 200) },
       );
-      const response = await get('/products/1001', {
-        'If-None-Match': etag,
-        'If-Modified-Since': lastModified,
+      const first = await get('/products/9101');
+      const [firstEtag, firstLastModified] = [first.headers.get('etag')!, first.headers.get('last-modified')];
+      expect(firstLastModified).toBe('Fri, 20 Nov 2026 10:00:00 GMT');
+      await service.catalog.importCatalog(
+        { products: [within(600, 501)], categories: [] },
+        { replace: false, at: new Date(second + 800) },
+      );
+      const response = await get('/products/9101', {
+        'If-None-Match': firstEtag,
+        'If-Modified-Since': firstLastModified!,
       });
       expect(response.status).toBe(200);
-      expect(response.headers.get('etag')).not.toBe(etag);
-      expect(response.headers.get('last-modified')).toBe(lastModified);
-      await service.catalog.importCatalog({ products: [product], categories: [] }, { replace: false });
+      expect(response.headers.get('etag')).not.toBe(firstEtag);
+      expect(response.headers.get('last-modified')).toBe(firstLastModified);
+      // Gone again, so the list and the categories are the demo's for the tests that count them.
+      const { removedProductIds } = await service.catalog.importCatalog(
+        {
+          products: (await service.catalog.listProducts()).filter((p) => p.id !== 9101),
+          categories: await service.catalog.listCategories(),
+        },
+        { replace: true, at: new Date() },
+      );
+      expect(removedProductIds).toEqual([9101]);
     });
   });
 
@@ -175,12 +197,15 @@ describe('GET /products', () => {
     const product = await aProduct();
     await service.catalog.importCatalog(
       { products: [{ ...product, updatedAt: '2026-11-21T12:00:00.000Z' }], categories: [] },
-      { replace: false },
+      { replace: false, at: new Date() },
     );
     const after = await get('/products');
     expect(await after.text()).toBe(body);
     expect(after.headers.get('etag')).not.toBe(etag);
-    await service.catalog.importCatalog({ products: [product], categories: [] }, { replace: false });
+    await service.catalog.importCatalog(
+      { products: [product], categories: [] },
+      { replace: false, at: new Date() },
+    );
   });
 });
 

@@ -86,12 +86,15 @@ describe('GET /products/{id}/stock', () => {
     const before = await get(path);
     await service.catalog.importCatalog(
       { products: [{ ...product, stock: product.stock! + 5 }], categories: [] },
-      { replace: false },
+      { replace: false, at: new Date() },
     );
     const after = await get(path, { 'If-None-Match': before.headers.get('etag')! });
     expect(after.status).toBe(200);
     expect(await after.json()).toMatchObject({ available: product.stock! + 5, tracked: true });
-    await service.catalog.importCatalog({ products: [product], categories: [] }, { replace: false });
+    await service.catalog.importCatalog(
+      { products: [product], categories: [] },
+      { replace: false, at: new Date() },
+    );
     expect(await (await get(path)).json()).toMatchObject({ available: product.stock });
   });
 

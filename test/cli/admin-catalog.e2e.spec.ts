@@ -60,6 +60,16 @@ describe('npm run admin -- catalog:import (the admin backend of the catalogue)',
     expect((await fetch(`${service.url}/products/1001`)).status).toBe(404);
   });
 
+  it('finishes its import quietly when the reader of its output is gone (`| head`)', async () => {
+    const file = writeCatalog('unread.json', [{ ...teapot, id: 4247 }]);
+    const result = await runAdmin(['catalog:import', file], { DATA_DIR: service.dataDir }, undefined, {
+      closeStdout: true,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect((await fetch(`${service.url}/products/4247`)).status).toBe(200);
+  });
+
   it('refuses a bad file with its problems (exit 65) and changes nothing', async () => {
     const bad = writeCatalog('bad.json', [
       { ...teapot, price: 34.555 },
@@ -126,6 +136,43 @@ describe('npm run admin -- catalog:import (the admin backend of the catalogue)',
       });
       await current.arrayBuffer();
       expect(current.status, `${path} If-Modified-Since: ${lastModified}`).toBe(304);
+    }
+  });
+
+  it('moves Last-Modified on to the import when a product changes under the same or an older date', async () => {
+    const product = { ...teapot, id: 4246, updatedAt: '2026-11-21T09:30:00Z' };
+    const importing = async (name: string, entry: typeof product) => {
+      const result = await runAdmin(['catalog:import', writeCatalog(name, [entry])], {
+        DATA_DIR: service.dataDir,
+      });
+      expect(result.code, result.stderr).toBe(0);
+    };
+    const lastModified = async () => {
+      const response = await fetch(`${service.url}/products/4246`);
+      await response.arrayBuffer();
+      return response.headers.get('last-modified')!;
+    };
+    await importing('dated.json', product);
+    const dated = await lastModified();
+    expect(dated).toBe('Sat, 21 Nov 2026 09:30:00 GMT');
+
+    for (const [name, changed] of [
+      ['repriced.json', { ...product, price: 35 }],
+      ['older.json', { ...product, price: 35, updatedAt: '2026-11-20T09:30:00Z' }],
+    ] as const) {
+      const before = await lastModified();
+      // Into the next second, so that the dates can differ (Last-Modified has one-second granularity).
+      await setTimeout(Math.max(0, Date.parse(before) + 1000 - Date.now()));
+      const started = Math.floor(Date.now() / 1000) * 1000;
+      await importing(name, changed);
+      const after = await lastModified();
+      expect(Date.parse(after), name).toBeGreaterThanOrEqual(started);
+      // A copy dated as the one before is no longer current.
+      const stale = await fetch(`${service.url}/products/4246`, { headers: { 'If-Modified-Since': before } });
+      expect(stale.status, `${name}: If-Modified-Since ${before}`).toBe(200);
+      expect(((await stale.json()) as { updatedAt: string }).updatedAt).toBe(
+        new Date(changed.updatedAt).toISOString(),
+      );
     }
   });
 

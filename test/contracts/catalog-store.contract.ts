@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogStore, Category, Product } from '../../projections/catalog/catalog.ts';
 
+/** When the contract's imports run, by the importing clock: after every date its products carry. */
+const importedAt = new Date('2026-11-25T12:00:00Z');
+
 const kitchen: Category = { id: 'kitchen', name: 'Kitchen' };
 const garden: Category = { id: 'garden', name: 'Garden' };
 /** Stock levels of the products the contract imports first: one sold out, one not tracked. */
@@ -39,7 +42,7 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
           ],
           categories: [kitchen, garden],
         },
-        { replace: false },
+        { replace: false, at: importedAt },
       );
     });
 
@@ -99,7 +102,7 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
           ],
           categories: [kitchen],
         },
-        { replace: false },
+        { replace: false, at: importedAt },
       );
       const after = await store.revision();
       expect(after).not.toBe(before);
@@ -116,51 +119,61 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
     it('with replace, removes products and categories absent from the import, and says which products', async () => {
       const { removedProductIds } = await store.importCatalog(
         { products: [product(2, 'Watering Can', 'garden')], categories: [garden] },
-        { replace: true },
+        { replace: true, at: importedAt },
       );
       expect(removedProductIds).toEqual([1, 3, 4]);
       expect((await store.listProducts()).map((p) => p.id)).toEqual([2]);
       expect(await store.listCategories()).toEqual([garden]);
     });
 
-    it('records, at the import’s time, a product dated after it; keeps that through the same import; records a change anew', async () => {
-      const dated = (updatedAt: string, stock: number | null = 5) => ({
-        ...product(5, 'Milk Jug', 'kitchen', updatedAt),
+    it('dates a product by its updatedAt, or by the import’s time where that date would mislead Last-Modified', async () => {
+      const milkJug = (updatedAt: string, stock: number | null = 5) => ({
+        ...product(5, 'Milk Jug', 'kitchen', `2026-11-25T${updatedAt}Z`),
         stock,
       });
-      const ahead = '2026-11-25T12:03:00.000Z';
-      const at = (iso: string) => ({ replace: false, at: new Date(iso) });
+      const importing = (products: Product[], time: string) =>
+        store.importCatalog(
+          { products, categories: [] },
+          { replace: false, at: new Date(`2026-11-25T${time}Z`) },
+        );
+      const recordedAt = async () => (await store.getProduct(5))?.recordedAt;
 
-      await store.importCatalog({ products: [dated(ahead)], categories: [] }, at('2026-11-25T12:00:00Z'));
-      expect(await store.getProduct(5)).toEqual({ ...dated(ahead), recordedAt: '2026-11-25T12:00:00.000Z' });
+      // New, dated before the import: its own date.
+      await importing([milkJug('11:00:00.000')], '12:00:00');
+      expect(await store.getProduct(5)).toEqual(milkJug('11:00:00.000'));
+      // Changed under the same date, under an older one, or within the same second: the import's time, as
+      // If-Modified-Since with the date last sent would otherwise miss the change.
+      await importing([milkJug('11:00:00.000', 4)], '12:01:00');
+      expect(await recordedAt()).toBe('2026-11-25T12:01:00.000Z');
+      await importing([milkJug('10:00:00.000', 4)], '12:02:00');
+      expect(await recordedAt()).toBe('2026-11-25T12:02:00.000Z');
+      await importing([milkJug('12:02:00.400', 4)], '12:03:00');
+      expect(await recordedAt()).toBe('2026-11-25T12:03:00.000Z');
+      // Changed with a later date, not after the import: its own date again.
+      await importing([milkJug('12:03:30.000', 4)], '12:04:00');
+      expect(await store.getProduct(5)).toEqual(milkJug('12:03:30.000', 4));
 
-      // The same file a minute later: nothing changed, nothing is purged, and the time recorded stays.
-      const again = await store.importCatalog(
-        { products: [dated(ahead)], categories: [] },
-        at('2026-11-25T12:01:00Z'),
-      );
-      expect(again.purgeKeys).toEqual([]);
-      expect(await store.getProduct(5)).toMatchObject({ recordedAt: '2026-11-25T12:00:00.000Z' });
-      expect((await store.listProducts()).find((p) => p.id === 5)).toMatchObject({
-        recordedAt: '2026-11-25T12:00:00.000Z',
+      // Dated ahead of the importing clock: the import's time, kept through the same file imported again
+      // (which changes and purges nothing), and recorded anew with a change under the same date.
+      await importing([milkJug('12:10:00.000', 4)], '12:05:00');
+      expect(await store.getProduct(5)).toEqual({
+        ...milkJug('12:10:00.000', 4),
+        recordedAt: '2026-11-25T12:05:00.000Z',
       });
-
-      // A change of stock under the same date is recorded at its own import's time.
-      await store.importCatalog({ products: [dated(ahead, 4)], categories: [] }, at('2026-11-25T12:02:00Z'));
-      expect(await store.getProduct(5)).toMatchObject({ stock: 4, recordedAt: '2026-11-25T12:02:00.000Z' });
-
-      // A date not after the import's time is its own record; so is any date imported without a time.
-      const past = '2026-11-25T11:00:00.000Z';
-      await store.importCatalog({ products: [dated(past)], categories: [] }, at('2026-11-25T12:04:00Z'));
-      expect(await store.getProduct(5)).toEqual(dated(past));
-      await store.importCatalog({ products: [dated(ahead, 3)], categories: [] }, { replace: false });
-      expect(await store.getProduct(5)).toEqual(dated(ahead, 3));
-      // A recordedAt in the file is not the file's to say.
-      await store.importCatalog(
-        { products: [{ ...dated(past, 2), recordedAt: '2020-01-01T00:00:00.000Z' }], categories: [] },
-        at('2026-11-25T12:05:00Z'),
+      expect((await importing([milkJug('12:10:00.000', 4)], '12:06:00')).purgeKeys).toEqual([]);
+      expect(await recordedAt()).toBe('2026-11-25T12:05:00.000Z');
+      expect((await store.listProducts()).find((p) => p.id === 5)?.recordedAt).toBe(
+        '2026-11-25T12:05:00.000Z',
       );
-      expect(await store.getProduct(5)).toEqual(dated(past, 2));
+      await importing([milkJug('12:10:00.000', 3)], '12:07:00');
+      expect(await recordedAt()).toBe('2026-11-25T12:07:00.000Z');
+
+      // A recordedAt in the file is not the file's to say.
+      await importing(
+        [{ ...milkJug('12:07:30.000', 3), recordedAt: '2020-01-01T00:00:00.000Z' }],
+        '12:08:00',
+      );
+      expect(await store.getProduct(5)).toEqual(milkJug('12:07:30.000', 3));
     });
   });
 
@@ -176,7 +189,7 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
     const changeAPrice = async (priceMinor: number) => {
       const { purgeKeys } = await store.importCatalog(
         { products: [{ ...product(1, 'Espresso Cup'), priceMinor }], categories: [] },
-        { replace: false },
+        { replace: false, at: importedAt },
       );
       expect(purgeKeys).toEqual(['product-1']);
       const due = await store.purges.due({ now, limit: 10 });
@@ -188,7 +201,7 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
         products: [product(1, 'Espresso Cup'), product(2, 'Watering Can', 'garden')],
         categories: [kitchen, garden],
       };
-      const { purgeKeys } = await store.importCatalog(first, { replace: false });
+      const { purgeKeys } = await store.importCatalog(first, { replace: false, at: importedAt });
       expect(purgeKeys).toEqual([
         'categories',
         'category-garden',
@@ -204,7 +217,7 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
       expect(await store.purges.claim(pending!.id, { owner: 'a', ...lease })).toBe(true);
       expect(await store.purges.settle(pending!.id, 'a', { status: 'sent', at: now })).toBe(true);
 
-      expect(await store.importCatalog(first, { replace: false })).toEqual({
+      expect(await store.importCatalog(first, { replace: false, at: importedAt })).toEqual({
         purgeKeys: [],
         removedProductIds: [],
       });

@@ -49,7 +49,7 @@ describe('a read store written before products had stock', () => {
 
     await store.importCatalog(
       { products: [{ ...(await store.getProduct(1))!, stock: 12 }], categories: [] },
-      { replace: false },
+      { replace: false, at: new Date() },
     );
     // A second opening (the admin CLI beside the service) finds the column there and keeps the data.
     const again = createSqliteCatalogStore(old);

@@ -65,7 +65,9 @@ describe('a purge left preparing by an import that died midway', () => {
     expect(await pendingIds()).not.toContain('00000000-0000-7000-8000-000000000000');
 
     const old = (await store.getProduct(77))!;
-    expect(await store.importCatalog({ products: [old], categories: [] }, { replace: false })).toEqual({
+    expect(
+      await store.importCatalog({ products: [old], categories: [] }, { replace: false, at: new Date() }),
+    ).toEqual({
       purgeKeys: [],
       removedProductIds: [],
     });

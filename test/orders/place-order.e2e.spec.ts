@@ -127,7 +127,7 @@ describe('POST /orders: given a customer with a stored address', () => {
     const [product] = (await service.catalog.listProducts()).filter((p) => p.id === 1003);
     await service.catalog.importCatalog(
       { products: [{ ...product!, name: 'Renamed kettle', priceMinor: 1 }], categories: [] },
-      { replace: false },
+      { replace: false, at: new Date() },
     );
     const read = await customer.get(`/orders/${order.id}`, { 'Consistency-Token': consistencyToken });
     const stored = (await read.json()) as OrderBody;

@@ -90,12 +90,15 @@ describe('POST /orders against the stock available at that moment', () => {
     const plenty = withStock((stock) => stock !== null && stock >= 10, 3);
     await service.catalog.importCatalog(
       { products: [{ ...plenty, stock: 1 }], categories: [] },
-      { replace: false },
+      { replace: false, at: new Date() },
     );
     expect(await refusal([line(plenty, 2)])).toEqual([
       { field: 'items[0].quantity', message: 'only 1 available' },
     ]);
-    await service.catalog.importCatalog({ products: [plenty], categories: [] }, { replace: false });
+    await service.catalog.importCatalog(
+      { products: [plenty], categories: [] },
+      { replace: false, at: new Date() },
+    );
     const response = await customer.post('/orders', {
       items: [line(plenty, 2)],
       shippingAddressId: addressId,

@@ -3,8 +3,16 @@ import { fileURLToPath } from 'node:url';
 
 const admin = fileURLToPath(new URL('../../cli/admin.ts', import.meta.url));
 
-/** Runs `npm run admin -- ...args` as its own process, as an operator would. */
-export const runAdmin = (args: string[], env: Record<string, string>, stdin?: string) =>
+/**
+ * Runs `npm run admin -- ...args` as its own process, as an operator would; with `closeStdout`, as `| head`
+ * would, which reads nothing and closes the pipe at once.
+ */
+export const runAdmin = (
+  args: string[],
+  env: Record<string, string>,
+  stdin?: string,
+  { closeStdout = false }: { closeStdout?: boolean } = {},
+) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     // MONGODB_URL only when the test gives it: otherwise the CLI works on DATA_DIR, even while the
     // integration servers are exported in the environment.
@@ -15,7 +23,8 @@ export const runAdmin = (args: string[], env: Record<string, string>, stdin?: st
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    if (closeStdout) child.stdout.destroy();
+    else child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdin.end(stdin ?? '');
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
