@@ -59,6 +59,12 @@ export type HttpAppOptions = {
 const maxBodyBytes = 100 * 1024;
 const jsonTypes = ['application/json', 'application/*+json'];
 
+const charsetParameter = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
+const declaresUtf8OrNothing = (contentType = ''): boolean => {
+  const match = charsetParameter.exec(contentType);
+  return match === null || (match[1] ?? match[2])!.toLowerCase() === 'utf-8';
+};
+
 const bodyParsers = (): RequestHandler => {
   const json = express.json({
     limit: maxBodyBytes,
@@ -81,6 +87,13 @@ const bodyParsers = (): RequestHandler => {
     }
     // One parser, chosen by Content-Type: a JSON body is not offered to the form parser too.
     if (!request.is(jsonTypes)) return form(request, response, next);
+    // JSON between systems is UTF-8 (RFC 8259, section 8.1). body-parser would decode a body declared
+    // utf-16 or utf-32 as such, and a UTF-8 body so declared would read as malformed JSON (400).
+    if (!declaresUtf8OrNothing(request.headers['content-type'])) {
+      return next(
+        new ApiError('unsupported-media-type', 'A JSON body is UTF-8: send charset=utf-8, or no charset.'),
+      );
+    }
     json(request, response, (error?: unknown) => {
       if (error) return next(error);
       const problem = jsonBodyProblem(request.body);

@@ -254,6 +254,36 @@ describe('POST /orders: given a customer with a stored address', () => {
     expect(text.status).toBe(415);
   });
 
+  it('takes JSON as UTF-8 only: 415 for any other charset declared, whatever the bytes', async () => {
+    const order = JSON.stringify({
+      items: [{ productId: '1001', quantity: 1 }],
+      shippingAddressId: addressId,
+    });
+    const placeAs = async (contentType: string) => {
+      const response = await fetch(`${service.url}/orders`, {
+        method: 'POST',
+        headers: { ...customer.auth, 'Content-Type': contentType },
+        body: order,
+      });
+      return {
+        status: response.status,
+        problem: response.status >= 400 ? await problemOf(response) : undefined,
+      };
+    };
+    const listed = async () =>
+      ((await (await customer.get('/orders')).json()) as { meta: { total: number } }).meta.total;
+    const before = await listed();
+    for (const charset of ['utf-16', 'UTF-16LE', 'utf-32', 'latin1', 'iso-8859-1', 'utf8', '']) {
+      const refused = await placeAs(`application/json; charset=${charset}`);
+      expect(refused.status, charset).toBe(415);
+      expect(refused.problem!.detail).toBe('A JSON body is UTF-8: send charset=utf-8, or no charset.');
+    }
+    expect(await listed()).toBe(before);
+    for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"']) {
+      expect((await placeAs(contentType)).status, contentType).toBe(201);
+    }
+  });
+
   it('answers 401 without a token and 403 to a role that cannot order (auditor)', async () => {
     const anonymous = await postJson(`${service.url}/orders`, { items: [] });
     expect(anonymous.status).toBe(401);
