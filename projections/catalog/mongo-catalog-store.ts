@@ -16,7 +16,8 @@ type ProductDocument = Omit<Product, 'id' | 'stock'> & {
   stock?: number | null;
 };
 type CategoryDocument = { _id: string; name: string };
-type RevisionDocument = { _id: 'catalog'; revision: string };
+/** `lastRemovalAt`: the time of the last import that removed products (absent: none did). */
+type RevisionDocument = { _id: 'catalog'; revision: string; lastRemovalAt?: string };
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -45,7 +46,8 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
   return {
     async importCatalog({ products: fromFile, categories: importedCategories }, { replace, at }) {
       const before = { products: await listProducts(), categories: await listCategories() };
-      const imported = recordedProducts(before.products, fromFile, at);
+      const { lastRemovalAt } = (await revisions.findOne({ _id: 'catalog' })) ?? {};
+      const imported = recordedProducts(before.products, fromFile, { at, lastRemovalAt });
       const after = catalogAfterImport(
         before,
         { products: imported, categories: importedCategories },
@@ -78,7 +80,16 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
         await products.deleteMany({ _id: { $nin: imported.map((p) => p.id) } });
         await categories.deleteMany({ _id: { $nin: importedCategories.map((c) => c.id) } });
       }
-      await revisions.updateOne({ _id: 'catalog' }, { $set: { revision: randomUUID() } }, { upsert: true });
+      await revisions.updateOne(
+        { _id: 'catalog' },
+        {
+          $set: {
+            revision: randomUUID(),
+            ...(removed.length > 0 ? { lastRemovalAt: at.toISOString() } : {}),
+          },
+        },
+        { upsert: true },
+      );
       await purges.release(purge);
       return { purgeKeys, removedProductIds: removed };
     },

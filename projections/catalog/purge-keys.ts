@@ -42,13 +42,14 @@ const secondOf = (iso: string) => Math.floor(Date.parse(iso) / 1000);
  * The imported products as a store records them, with what their Last-Modified is to say. An unchanged
  * product keeps what was recorded of it, so importing the same file again changes nothing. A new or changed
  * one is dated by its `updatedAt`, unless that is after the import's time `at` (a clock ahead of the
- * importing one) or not after the product's last Last-Modified (a change under the same or an older date,
- * which a client's If-Modified-Since would otherwise miss): then it is recorded at `at`.
+ * importing one) or not in a later second than what a client may hold of the product: its last
+ * Last-Modified, or for a product the catalogue lacks, the last import that removed products (it may be one
+ * of them, back). Then it is recorded at `at`, as a client's If-Modified-Since would otherwise miss the change.
  */
 export const recordedProducts = (
   before: readonly Product[],
   imported: readonly Product[],
-  at: Date,
+  { at, lastRemovalAt }: { at: Date; lastRemovalAt: string | undefined },
 ): Product[] => {
   const previous = new Map(before.map((p) => [p.id, p]));
   return imported.map(({ recordedAt: _notTheFilesToSay, ...product }) => {
@@ -56,9 +57,10 @@ export const recordedProducts = (
     if (was && shownOf(was) === shownOf(product)) {
       return was.recordedAt === undefined ? product : { ...product, recordedAt: was.recordedAt };
     }
+    const mayHoldSince = was ? lastModifiedOf(was) : lastRemovalAt;
     const datedByItself =
       Date.parse(product.updatedAt) <= at.getTime() &&
-      (was === undefined || secondOf(product.updatedAt) > secondOf(lastModifiedOf(was)));
+      (mayHoldSince === undefined || secondOf(product.updatedAt) > secondOf(mayHoldSince));
     return datedByItself ? product : { ...product, recordedAt: at.toISOString() };
   });
 };

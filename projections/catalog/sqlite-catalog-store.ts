@@ -33,8 +33,9 @@ const schema = `
   );
   CREATE INDEX IF NOT EXISTS catalog_products_category ON catalog_products (category_id, id);
   CREATE TABLE IF NOT EXISTS catalog_revision (
-    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-    revision  INTEGER NOT NULL
+    singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
+    revision        INTEGER NOT NULL,
+    last_removal_at TEXT
   );
   INSERT OR IGNORE INTO catalog_revision (singleton, revision) VALUES (1, 0);
 `;
@@ -64,6 +65,7 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
   // A read store made before products had stock gets the column (NULL: not tracked), and before the
   // catalogue recorded its own time of a change, that column (NULL: updated_at).
   addMissingColumns(db, 'catalog_products', { stock: 'INTEGER', recorded_at: 'TEXT' });
+  addMissingColumns(db, 'catalog_revision', { last_removal_at: 'TEXT' });
   const upsertCategory = db.prepare(
     'INSERT INTO catalog_categories (id, name) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name',
   );
@@ -75,6 +77,8 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
        stock = excluded.stock, recorded_at = excluded.recorded_at`,
   );
   const bumpRevision = db.prepare('UPDATE catalog_revision SET revision = revision + 1');
+  const lastRemoval = db.prepare('SELECT last_removal_at FROM catalog_revision');
+  const recordRemoval = db.prepare('UPDATE catalog_revision SET last_removal_at = ?');
   const products = db.prepare('SELECT * FROM catalog_products ORDER BY id');
   const product = db.prepare('SELECT * FROM catalog_products WHERE id = ?');
   const categories = db.prepare('SELECT * FROM catalog_categories ORDER BY name, id');
@@ -97,7 +101,11 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
           products: (products.all() as ProductRow[]).map(toProduct),
           categories: categories.all() as Category[],
         };
-        const imported = recordedProducts(before.products, fromFile, at);
+        const { last_removal_at } = lastRemoval.get() as { last_removal_at: string | null };
+        const imported = recordedProducts(before.products, fromFile, {
+          at,
+          lastRemovalAt: last_removal_at ?? undefined,
+        });
         const after = catalogAfterImport(
           before,
           { products: imported, categories: importedCategories },
@@ -123,6 +131,7 @@ export const createSqliteCatalogStore = (db: DatabaseSync): CatalogStore => {
           );
         }
         bumpRevision.run();
+        if (removed.length > 0) recordRemoval.run(at.toISOString());
         purges.record(purgeKeys);
         return { purgeKeys, removedProductIds: removed };
       });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogStore, Category, Product } from '../../projections/catalog/catalog.ts';
 
 /** When the contract's imports run, by the importing clock: after every date its products carry. */
-const importedAt = new Date('2026-11-25T12:00:00Z');
+const importedAt = new Date('2026-11-25T08:00:00Z');
 
 const kitchen: Category = { id: 'kitchen', name: 'Kitchen' };
 const garden: Category = { id: 'garden', name: 'Garden' };
@@ -174,6 +174,25 @@ export const catalogStoreContract = (adapterName: string, createStore: () => Pro
         '12:08:00',
       );
       expect(await store.getProduct(5)).toEqual(milkJug('12:07:30.000', 3));
+
+      // Removed, then back under an older date: the import's time, as a client may hold it from before. So
+      // is any product new to the catalogue dated before that removal; one dated after it is its own date.
+      const { removedProductIds } = await store.importCatalog(
+        { products: [product(2, 'Watering Can', 'garden')], categories: [garden] },
+        { replace: true, at: new Date('2026-11-25T12:09:00Z') },
+      );
+      expect(removedProductIds).toEqual([5]);
+      const newcomer = (id: number, updatedAt: string) => ({
+        ...product(id, `Newcomer ${id}`, 'kitchen', `2026-11-25T${updatedAt}Z`),
+        stock: null,
+      });
+      await importing(
+        [milkJug('11:00:00.000', 9), newcomer(6, '12:08:59.999'), newcomer(7, '12:09:01.000')],
+        '12:10:00',
+      );
+      expect(await recordedAt()).toBe('2026-11-25T12:10:00.000Z');
+      expect((await store.getProduct(6))?.recordedAt).toBe('2026-11-25T12:10:00.000Z');
+      expect(await store.getProduct(7)).toEqual(newcomer(7, '12:09:01.000'));
     });
   });
 
