@@ -8,9 +8,9 @@ export type Product = {
   updatedAt: string;
   /**
    * When this catalogue recorded the product as it is now, where `updatedAt` cannot say it: the import's time
-   * for a product dated ahead of the importing clock, or changed without its date moving past the previous
-   * Last-Modified. What Last-Modified says, so that it never moves on with the clock and never stays put or
-   * goes back while the product changes. Absent: `updatedAt`.
+   * for a product dated ahead of the importing clock, or changed (or back after a removal) without its date
+   * moving past what a client may hold. What Last-Modified says, so that it never moves on with the clock and
+   * never stays put or goes back while the product changes (rules: `recordedProducts`). Absent: `updatedAt`.
    */
   recordedAt?: string;
   categoryId: string;
