@@ -19,6 +19,23 @@ type CategoryDocument = { _id: string; name: string };
 /** `lastRemovalAt`: the time of the last import that removed products (absent: none did). */
 type RevisionDocument = { _id: 'catalog'; revision: string; lastRemovalAt?: string };
 
+/**
+ * Replacements per bulk write. FerretDB 1.24 on PostgreSQL stops answering for good (its pool of 50
+ * connections held by one bulk write) when one bulk write replaces about 50 existing documents or more; an
+ * import of a whole catalogue is written in slices that stay well below that.
+ */
+const maxWritesPerBulk = 20;
+
+/** Whether a product as stored is the product as it is to be stored: then the import need not write it. */
+const sameProduct = (stored: Product | undefined, product: Product): boolean =>
+  stored !== undefined &&
+  stored.name === product.name &&
+  stored.priceMinor === product.priceMinor &&
+  stored.updatedAt === product.updatedAt &&
+  stored.categoryId === product.categoryId &&
+  stored.stock === product.stock &&
+  stored.recordedAt === product.recordedAt;
+
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const toProduct = ({ _id, nameFolded: _folded, stock, ...product }: ProductDocument): Product => ({
@@ -64,9 +81,11 @@ export const createMongoCatalogStore = async (db: Db): Promise<CatalogStore> => 
           { ordered: false },
         );
       }
-      if (imported.length > 0) {
+      const stored = new Map(before.products.map((p) => [p.id, p]));
+      const changed = imported.filter((p) => !sameProduct(stored.get(p.id), p));
+      for (let start = 0; start < changed.length; start += maxWritesPerBulk) {
         await products.bulkWrite(
-          imported.map(({ id, ...p }) => ({
+          changed.slice(start, start + maxWritesPerBulk).map(({ id, ...p }) => ({
             replaceOne: {
               filter: { _id: id },
               replacement: { ...p, nameFolded: foldForSearch(p.name) },
