@@ -7,16 +7,19 @@ const time = '(\\d{2}):(\\d{2}):(\\d{2})';
 
 type DateParts = { weekday: string; day: string; month: string; year: string; time: string[] };
 
+/** The parts of a format that names the weekday, the day, the month, the year, then the time. */
+const dayBeforeMonth = ([, weekday, d, m, y, ...hms]: RegExpExecArray): DateParts => ({
+  weekday: weekday!,
+  day: d!,
+  month: m!,
+  year: y!,
+  time: hms,
+});
+
 // IMF-fixdate, and the obsolete RFC 850 and asctime formats (RFC 9110, section 5.6.7), each with its parts.
 const formats: { pattern: RegExp; parts: (match: RegExpExecArray) => DateParts }[] = [
-  {
-    pattern: new RegExp(`^${day}, (\\d{2}) ${month} (\\d{4}) ${time} GMT$`),
-    parts: ([, weekday, d, m, y, ...hms]) => ({ weekday: weekday!, day: d!, month: m!, year: y!, time: hms }),
-  },
-  {
-    pattern: new RegExp(`^${dayName}, (\\d{2})-${month}-(\\d{2}) ${time} GMT$`),
-    parts: ([, weekday, d, m, y, ...hms]) => ({ weekday: weekday!, day: d!, month: m!, year: y!, time: hms }),
-  },
+  { pattern: new RegExp(`^${day}, (\\d{2}) ${month} (\\d{4}) ${time} GMT$`), parts: dayBeforeMonth },
+  { pattern: new RegExp(`^${dayName}, (\\d{2})-${month}-(\\d{2}) ${time} GMT$`), parts: dayBeforeMonth },
   {
     pattern: new RegExp(`^${day} ${month} ([ \\d]\\d) ${time} (\\d{4})$`),
     parts: ([, weekday, m, d, h, min, sec, y]) => ({

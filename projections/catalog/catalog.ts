@@ -18,6 +18,9 @@ export type Product = {
   stock: number | null;
 };
 
+/** What Last-Modified says of a product: when this catalogue recorded it, else its own date. */
+export const lastModifiedOf = (product: Product): string => product.recordedAt ?? product.updatedAt;
+
 export type Category = { id: string; name: string };
 
 export type ProductSummary = Pick<Product, 'id' | 'name'>;

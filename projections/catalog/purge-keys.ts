@@ -1,4 +1,4 @@
-import type { Category, Product } from './catalog.ts';
+import { lastModifiedOf, type Category, type Product } from './catalog.ts';
 import { surrogateKeys } from './surrogate-keys.ts';
 
 export type CatalogContents = { products: readonly Product[]; categories: readonly Category[] };
@@ -34,8 +34,6 @@ export const removedProductIds = (before: CatalogContents, after: CatalogContent
 /** What a product's own responses (its detail and its stock) show, as a comparable string. */
 const shownOf = (p: Product): string => JSON.stringify([p.name, p.priceMinor, p.updatedAt, p.stock]);
 
-/** What Last-Modified says of a product as stored. */
-const lastModifiedOf = (p: Product): string => p.recordedAt ?? p.updatedAt;
 const secondOf = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 /**
