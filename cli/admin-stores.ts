@@ -26,6 +26,8 @@ import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-d
 import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import { createEventStoreDbEventStore } from '../infrastructure/event-store/eventstoredb-event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
+import { createPostgresEventStore } from '../infrastructure/event-store/postgres/postgres-event-store.ts';
+import { eventLogEnvironment } from '../infrastructure/config/service-environment.ts';
 import { bulkLoadCacheKib, openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import type { CheckpointStore } from '../infrastructure/event-sourcing/checkpoints.ts';
 import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
@@ -42,26 +44,39 @@ import {
 } from '../projections/orders/sqlite-order-read-model.ts';
 
 /** Which store the admin CLI works on: MongoDB when MONGODB_URL is set, else the embedded DATA_DIR. */
-export const adminConfigSchema = z.object({
-  DATA_DIR: z
-    .string()
-    .min(1)
-    .default('./data')
-    .describe('The embedded stores to work on, unless MONGODB_URL is set.'),
-  MONGODB_URL: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Work on MongoDB instead of DATA_DIR (the distributed mode).'),
-  MONGODB_DATABASE: z.string().min(1).default('order_service').describe('The MongoDB database.'),
-  EVENTSTORE_URL: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('The event log on EventStoreDB; else DATA_DIR/events.sqlite.'),
-  CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,
-  ...personalDataEnvironment,
-});
+export const adminConfigSchema = z
+  .object({
+    DATA_DIR: z
+      .string()
+      .min(1)
+      .default('./data')
+      .describe('The embedded stores to work on, unless MONGODB_URL is set.'),
+    MONGODB_URL: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Work on MongoDB instead of DATA_DIR (the distributed mode).'),
+    MONGODB_DATABASE: z.string().min(1).default('order_service').describe('The MongoDB database.'),
+    EVENT_LOG_URL: eventLogEnvironment.EVENT_LOG_URL.describe(
+      'The event log on PostgreSQL (the distributed mode); else EVENTSTORE_URL, else DATA_DIR/events.sqlite.',
+    ),
+    EVENTSTORE_URL: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The event log on EventStoreDB; else DATA_DIR/events.sqlite.'),
+    CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,
+    ...personalDataEnvironment,
+  })
+  .superRefine((env, context) => {
+    if (env.EVENT_LOG_URL !== undefined && env.EVENTSTORE_URL !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['EVENT_LOG_URL'],
+        message: 'set EVENT_LOG_URL or EVENTSTORE_URL, not both',
+      });
+    }
+  });
 
 export type AdminStores = {
   description: string;
@@ -97,7 +112,14 @@ const eventLog = (config: z.infer<typeof adminConfigSchema>) => {
   return {
     async open(): Promise<EventStore> {
       if (opened) return opened;
-      if (config.EVENTSTORE_URL) {
+      if (config.EVENT_LOG_URL) {
+        opened = await createPostgresEventStore({
+          url: config.EVENT_LOG_URL,
+          poolSize: 2,
+          statementTimeoutMs: 60_000,
+          applicationName: 'order-service-admin',
+        });
+      } else if (config.EVENTSTORE_URL) {
         opened = createEventStoreDbEventStore(EventStoreDBClient.connectionString(config.EVENTSTORE_URL));
       } else {
         const path = join(config.DATA_DIR, 'events.sqlite');

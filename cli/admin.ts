@@ -69,7 +69,8 @@ Passwords: at least 8 characters. Prefer --password-stdin (echo 'a long secret' 
 --password shows in the shell history, the process list and npm's banner (npm run -s hides the banner).
 Roles: customer, staff, auditor, admin.
 Store: DATA_DIR (default ./data), or MongoDB when MONGODB_URL is set (database MONGODB_DATABASE,
-default order_service). Event log: DATA_DIR/events.sqlite, or EventStoreDB when EVENTSTORE_URL is set.`;
+default order_service). Event log: DATA_DIR/events.sqlite, or PostgreSQL when EVENT_LOG_URL is set,
+or EventStoreDB when EVENTSTORE_URL is set.`;
 
 const commands = {
   ...userCommands,

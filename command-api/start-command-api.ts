@@ -46,7 +46,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
   await checkPortAvailable(config.port, config.host);
   const metrics = createMetricsRegistry();
   const mongo = await connectMongo(config.mongo);
-  const eventStore = countingAppends(openEventLog(config.eventLog), metrics);
+  const eventStore = countingAppends(await openEventLog(config.eventLog, 'command-api'), metrics);
   const { db } = mongo;
   const users = withAddressCache(await createMongoUserStore(db));
   const catalog = await createMongoCatalogStore(db);

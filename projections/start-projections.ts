@@ -29,7 +29,7 @@ export type ProjectionsDeps = { config: ProjectionsConfig; logger: Logger };
  */
 export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
   const mongo = await connectMongo(config.mongo);
-  const eventStore = openEventLog(config.eventLog);
+  const eventStore = await openEventLog(config.eventLog, 'projections');
   const { db } = mongo;
   const checkpoints = createMongoCheckpointStore(db);
   const orders = await createMongoOrderReadModel(db);

@@ -39,7 +39,7 @@ export type QueryApiDeps = { config: QueryApiConfig; logger: Logger; clock: Cloc
  */
 export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => {
   const mongo = await connectMongo(config.mongo);
-  const eventStore = openEventLog(config.eventLog);
+  const eventStore = await openEventLog(config.eventLog, 'query-api');
   const { db } = mongo;
   const catalog = await createMongoCatalogStore(db);
   const keyring = openKeyring({

@@ -4,6 +4,10 @@
 #   - FerretDB v1.24 (MongoDB wire protocol) on Debian's PostgreSQL (the
 #     default), or on its SQLite backend with FERRETDB_BACKEND=sqlite
 #   - Apache Kafka 3.9 (single node, KRaft, combined broker+controller)
+#   - the distributed mode's event log on that PostgreSQL: a role and a
+#     database `event_log` (EVENT_LOG_URL); the role may create databases, so
+#     that each test service gets a log of its own. With FERRETDB_BACKEND=sqlite
+#     PostgreSQL still runs, for the log alone.
 #
 # On PostgreSQL, FerretDB gets a throwaway cluster of its own (initdb into the
 # state dir, loopback only, port $POSTGRES_PORT, run as the invoking user, or
@@ -13,7 +17,7 @@
 # its own btree indexes cannot. BENCHMARKS.md ("Test stand") has the figures.
 #
 # Usage: scripts/services.sh start|stop|status|env|kafka-stop|kafka-start|ferretdb-start|ferretdb-stop
-#   eval "$(scripts/services.sh env)"   # exports MONGODB_URL and KAFKA_BROKERS
+#   eval "$(scripts/services.sh env)"   # exports MONGODB_URL, KAFKA_BROKERS and EVENT_LOG_URL
 #   scripts/services.sh kafka-stop      # fault tests: stop only Kafka, keep its data
 #   scripts/services.sh kafka-start     # ...and bring it back on the same port,
 #                                       # data dir and cluster id (no wipe/format)
@@ -283,12 +287,13 @@ start_postgres() {
   (cd "$POSTGRES_DIR" && exec nohup "${AS_PG_USER[@]}" "$PG_BIN/postgres" -D "$POSTGRES_DIR/data" \
     -c listen_addresses=127.0.0.1 -c port="$POSTGRES_PORT" -c unix_socket_directories="$POSTGRES_DIR" \
     -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-    -c plan_cache_mode=force_custom_plan -c max_connections=200 \
+    -c plan_cache_mode=force_custom_plan -c max_connections=400 \
     >"$POSTGRES_LOG" 2>&1 </dev/null) &
   echo $! >"$POSTGRES_PID"
 }
 
-# wait_postgres: until it accepts connections, then the database FerretDB uses, with the GIN twins' trigger.
+# wait_postgres: until it accepts connections, then the event log's role and database, and (on the
+# postgresql backend) the database FerretDB uses, with the GIN twins' trigger.
 wait_postgres() {
   local deadline=$((SECONDS + START_TIMEOUT))
   while ((SECONDS < deadline)); do
@@ -297,6 +302,10 @@ wait_postgres() {
       die "PostgreSQL exited during startup"
     fi
     if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$POSTGRES_PORT"; then
+      "$PG_BIN/psql" -q -X -h 127.0.0.1 -p "$POSTGRES_PORT" -U ferretdb -d postgres -v ON_ERROR_STOP=1 \
+        -c 'CREATE ROLE event_log LOGIN CREATEDB' -c 'CREATE DATABASE event_log OWNER event_log' >/dev/null \
+        || die "could not create the event log's role and database"
+      [[ $FERRETDB_BACKEND == postgresql ]] || return 0
       "$PG_BIN/psql" -q -X -h 127.0.0.1 -p "$POSTGRES_PORT" -U ferretdb -d postgres -v ON_ERROR_STOP=1 \
         -c 'CREATE DATABASE ferretdb' >/dev/null || die "could not create the ferretdb database"
       if [[ $POSTGRES_GIN_TWINS == true ]]; then
@@ -554,14 +563,20 @@ cmd_start() {
   cmd_stop quiet
 
   prepare_mongo_stand
+  # The event log's PostgreSQL, whichever backend FerretDB has.
+  if [[ $FERRETDB_BACKEND != postgresql ]]; then
+    find_postgres
+    pg_user_prefix
+    MONGO_STAND_PORTS+=("$POSTGRES_PORT")
+  fi
   check_ports_free "${MONGO_STAND_PORTS[@]}" "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"
   ensure_kafka
 
   # If anything below fails (die exits), do not leave half of the services behind.
   trap 'rc=$?; if ((rc != 0)); then log "start failed, stopping what was started"; cmd_stop quiet; fi' EXIT
-  [[ $FERRETDB_BACKEND != postgresql ]] || start_postgres
+  start_postgres
   start_kafka
-  [[ $FERRETDB_BACKEND != postgresql ]] || wait_postgres
+  wait_postgres
   start_ferretdb
   wait_ferretdb
   wait_kafka
@@ -650,6 +665,8 @@ cmd_stop() {
   # Kafka first: its shutdown is the slow one, FerretDB is independent.
   stop_one Kafka "$KAFKA_PID" kafka.Kafka && stopped=1
   cmd_ferretdb_stop quiet && stopped=1
+  # The event log's PostgreSQL when FerretDB runs on SQLite (else ferretdb-stop stopped it).
+  stop_one PostgreSQL "$POSTGRES_PID" bin/postgres INT && stopped=1
   if [[ -z $quiet ]]; then
     if ((stopped)); then log "stopped"; else log "nothing was running"; fi
   fi
@@ -727,8 +744,8 @@ cmd_varnish_stop() {
 cmd_status() {
   local rc=0
   if is_running "$POSTGRES_PID" bin/postgres; then
-    echo "postgresql: running (pid $(<"$POSTGRES_PID"), 127.0.0.1:$POSTGRES_PORT)"
-  elif [[ $FERRETDB_BACKEND == postgresql ]]; then
+    echo "postgresql: running (pid $(<"$POSTGRES_PID"), 127.0.0.1:$POSTGRES_PORT; the event log's, and FerretDB's on its postgresql backend)"
+  else
     echo "postgresql: stopped"
     rc=1
   fi
@@ -764,13 +781,14 @@ cmd_status() {
 cmd_env() {
   echo "export MONGODB_URL=mongodb://127.0.0.1:$FERRETDB_PORT/"
   echo "export KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"
+  echo "export EVENT_LOG_URL=postgres://event_log@127.0.0.1:$POSTGRES_PORT/event_log"
 }
 
 usage() {
   cat >&2 <<EOF
 usage: $0 start|stop|status|env|kafka-stop|kafka-start|ferretdb-start|ferretdb-stop|varnish-start URL|varnish-stop
   start        build/fetch (cached) and start FerretDB (on PostgreSQL, or SQLite with FERRETDB_BACKEND=sqlite)
-               + Kafka on fresh state, wait until they answer
+               + Kafka + the event log's database on PostgreSQL, on fresh state; wait until they answer
   stop         stop them all (TERM, then KILL after ${STOP_TIMEOUT}s); safe when nothing runs
   status       show state; exit 0 only if all are up and answering
   env          print export lines: eval "\$($0 env)"

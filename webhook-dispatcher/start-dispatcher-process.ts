@@ -39,7 +39,7 @@ export const startDispatcherProcess = async ({ config, logger, clock }: Dispatch
   const metrics = createMetricsRegistry();
   const mongo = await connectMongo(config.mongo);
   // Appends only DisableSubscription, when a receiver answers 410 Gone.
-  const eventStore = countingAppends(openEventLog(config.eventLog), metrics);
+  const eventStore = countingAppends(await openEventLog(config.eventLog, 'webhook-dispatcher'), metrics);
   const { db } = mongo;
   const settings = config.webhooks;
   const subscriptionsProgress = createCheckpointProgress({

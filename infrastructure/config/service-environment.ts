@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { acceptSocketsOnThisPlatform } from '../http/listen.ts';
+import { postgresLogUrlProblems } from '../event-store/postgres/postgres-log-url.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -185,35 +186,67 @@ export const publicAddress = (env: {
 };
 
 /**
- * The event log: EventStoreDB, or where none is reachable, one node:sqlite log file that every process
- * on the host opens (SQLite serialises their appends; each process polls it for the others' events).
+ * The event log of the distributed mode: PostgreSQL or EventStoreDB, servers every process reaches across
+ * hosts; or, on one host only, a node:sqlite log file that every process opens (SQLite serialises their
+ * appends; each process polls it for the others' events).
  */
 export const eventLogEnvironment = {
+  EVENT_LOG_URL: z
+    .string()
+    .superRefine((url, context) => {
+      for (const message of postgresLogUrlProblems(url)) context.addIssue({ code: 'custom', message });
+    })
+    .optional()
+    .describe(
+      'The event log on PostgreSQL: postgres://user:password@host:5432/database, several hosts with ' +
+        '?target_session_attrs=read-write; or EVENTSTORE_URL or EVENT_LOG_FILE.',
+    ),
+  EVENT_LOG_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .describe("Connections each process keeps to EVENT_LOG_URL's PostgreSQL (one more listens for appends)."),
+  EVENT_LOG_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(10_000)
+    .describe("PostgreSQL's statement_timeout on the log's connections: no statement waits longer."),
   EVENTSTORE_URL: z
     .string()
     .min(1)
     .optional()
-    .describe('The event log on EventStoreDB (esdb://host:2113?tls=false); set this or EVENT_LOG_FILE.'),
+    .describe(
+      'The event log on EventStoreDB (esdb://host:2113?tls=false); or EVENT_LOG_URL or EVENT_LOG_FILE.',
+    ),
   EVENT_LOG_FILE: z
     .string()
     .min(1)
     .optional()
-    .describe('The event log as a node:sqlite file every process on this host opens; or EVENTSTORE_URL.'),
+    .describe('The event log as a node:sqlite file every process on one host opens; or EVENT_LOG_URL.'),
   EVENT_LOG_POLL_INTERVAL_MS: z.coerce
     .number()
     .int()
     .min(1)
     .max(10_000)
-    .default(10)
-    .describe('How often a process following EVENT_LOG_FILE looks for events another process appended.'),
+    .optional()
+    .describe(
+      'How often a follower looks for events another process appended: EVENT_LOG_FILE is polled (default ' +
+        '10); on EVENT_LOG_URL, the safety net under LISTEN/NOTIFY (default 1000).',
+    ),
 };
 
 export type EventLogConfig =
-  { kind: 'eventstoredb'; url: string } | { kind: 'sqlite-file'; path: string; pollIntervalMs: number };
+  | { kind: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number; pollIntervalMs: number }
+  | { kind: 'eventstoredb'; url: string }
+  | { kind: 'sqlite-file'; path: string; pollIntervalMs: number };
 
 /**
  * Adds an issue, on the first variable, unless exactly one of `variables` is set: for alternatives such as
- * EVENTSTORE_URL and EVENT_LOG_FILE, or a secret given inline or as a file.
+ * the event logs, or a secret given inline or as a file.
  */
 export const requireExactlyOne =
   (variables: readonly string[], what: string) =>
@@ -223,23 +256,39 @@ export const requireExactlyOne =
     context.addIssue({
       code: 'custom',
       path: [variables[0]!],
-      message: `set exactly one of ${variables.join(' and ')} (${what})${set.length > 1 ? `; ${set.join(' and ')} are both set` : ''}`,
+      message: `set exactly one of ${variables.join(' and ')} (${what})${set.length > 1 ? `; ${set.join(' and ')} are set` : ''}`,
     });
   };
 
 export const checkEventLog = requireExactlyOne(
-  ['EVENTSTORE_URL', 'EVENT_LOG_FILE'],
-  'EventStoreDB, or a node:sqlite log file shared on this host',
+  ['EVENT_LOG_URL', 'EVENTSTORE_URL', 'EVENT_LOG_FILE'],
+  'PostgreSQL, EventStoreDB, or a node:sqlite log file shared on one host',
 );
 
 export const eventLogConfig = (env: {
+  EVENT_LOG_URL?: string | undefined;
+  EVENT_LOG_POOL_SIZE: number;
+  EVENT_LOG_STATEMENT_TIMEOUT_MS: number;
   EVENTSTORE_URL?: string | undefined;
   EVENT_LOG_FILE?: string | undefined;
-  EVENT_LOG_POLL_INTERVAL_MS: number;
-}): EventLogConfig =>
-  env.EVENTSTORE_URL !== undefined
-    ? { kind: 'eventstoredb', url: env.EVENTSTORE_URL }
-    : { kind: 'sqlite-file', path: env.EVENT_LOG_FILE!, pollIntervalMs: env.EVENT_LOG_POLL_INTERVAL_MS };
+  EVENT_LOG_POLL_INTERVAL_MS?: number | undefined;
+}): EventLogConfig => {
+  if (env.EVENT_LOG_URL !== undefined) {
+    return {
+      kind: 'postgres',
+      url: env.EVENT_LOG_URL,
+      poolSize: env.EVENT_LOG_POOL_SIZE,
+      statementTimeoutMs: env.EVENT_LOG_STATEMENT_TIMEOUT_MS,
+      pollIntervalMs: env.EVENT_LOG_POLL_INTERVAL_MS ?? 1000,
+    };
+  }
+  if (env.EVENTSTORE_URL !== undefined) return { kind: 'eventstoredb', url: env.EVENTSTORE_URL };
+  return {
+    kind: 'sqlite-file',
+    path: env.EVENT_LOG_FILE!,
+    pollIntervalMs: env.EVENT_LOG_POLL_INTERVAL_MS ?? 10,
+  };
+};
 
 export const mongoEnvironment = {
   MONGODB_URL: z

@@ -63,14 +63,50 @@ describe('distributed mode configuration', () => {
     expect(config.eventLog).toEqual({ kind: 'eventstoredb', url: 'esdb://eventstore:2113?tls=false' });
   });
 
+  it('takes PostgreSQL, with its pool, statement timeout and a slow poll under LISTEN/NOTIFY', () => {
+    const { EVENT_LOG_FILE: _file, ...withoutFile } = stores;
+    const url = 'postgres://orders:secret@db-1:5432,db-2:5432/order_log?target_session_attrs=read-write';
+    expect(parseConfig(projectionsConfigSchema, { ...withoutFile, EVENT_LOG_URL: url }).eventLog).toEqual({
+      kind: 'postgres',
+      url,
+      poolSize: 10,
+      statementTimeoutMs: 10_000,
+      pollIntervalMs: 1000,
+    });
+  });
+
   it('names the variable when the event log is missing or given twice', () => {
     const { EVENT_LOG_FILE: _file, ...withoutLog } = stores;
     expect(problemsOf(() => parseConfig(projectionsConfigSchema, withoutLog))).toMatch(
-      /EVENTSTORE_URL: set exactly one of EVENTSTORE_URL and EVENT_LOG_FILE/,
+      /EVENT_LOG_URL: set exactly one of EVENT_LOG_URL and EVENTSTORE_URL and EVENT_LOG_FILE/,
     );
     expect(
       problemsOf(() => parseConfig(projectionsConfigSchema, { ...stores, EVENTSTORE_URL: 'esdb://x:2113' })),
-    ).toMatch(/EVENTSTORE_URL and EVENT_LOG_FILE are both set/);
+    ).toMatch(/EVENTSTORE_URL and EVENT_LOG_FILE are set/);
+    expect(
+      problemsOf(() =>
+        parseConfig(projectionsConfigSchema, { ...stores, EVENT_LOG_URL: 'postgres://h/log' }),
+      ),
+    ).toMatch(/EVENT_LOG_URL and EVENT_LOG_FILE are set/);
+  });
+
+  it.each([
+    ['postgres://orders:secret@db/log?sslcert=/etc/client.pem', 'the parameter sslcert'],
+    [
+      'postgres://orders:secret@db/log?target_session_attrs=any',
+      'an unsupported value for target_session_attrs',
+    ],
+    ['postgres://orders:secret@db:5432', 'names no database'],
+    ['postgres://orders:secret@db:port/log', 'a host that is not host[:port]'],
+    ['mysql://orders:secret@db/log', 'must be a postgres:// or postgresql:// URL'],
+  ])('refuses an EVENT_LOG_URL the client cannot honour, naming why but not the password: %s', (url, why) => {
+    const { EVENT_LOG_FILE: _file, ...withoutFile } = stores;
+    const problems = problemsOf(() =>
+      parseConfig(projectionsConfigSchema, { ...withoutFile, EVENT_LOG_URL: url }),
+    );
+    expect(problems).toContain(`EVENT_LOG_URL: `);
+    expect(problems).toContain(why);
+    expect(problems).not.toContain('secret');
   });
 
   it('requires the keys every process must share, and the public address both APIs agree on', () => {

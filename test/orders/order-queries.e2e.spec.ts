@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventLog } from '../../infrastructure/event-store/open-event-log.ts';
 import { anEvent } from '../support/events.ts';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
-import { startTestService, testTarget, type TestService } from '../support/test-service.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
 
 let service: TestService;
 let alice: OrderActor;
@@ -254,12 +253,7 @@ describe('read your writes: Consistency-Token', () => {
     const slow = await startTestService({ CONSISTENCY_TIMEOUT_MS: '0' });
     // An event appended behind the service's back: it is in the log at once, in the read models only
     // once the projections next look, which is later than a timeout of 0 ms.
-    const eventStoreUrl = testTarget() === 'distributed' ? process.env['EVENTSTORE_URL'] : undefined;
-    const log = openEventLog(
-      eventStoreUrl
-        ? { kind: 'eventstoredb', url: eventStoreUrl }
-        : { kind: 'sqlite-file', path: join(slow.dataDir, 'events.sqlite'), pollIntervalMs: 250 },
-    );
+    const log = await openEventLog(slow.eventLog, 'test');
     try {
       const reader = await orderActor(slow, ['staff']);
       // The projections poll the file on a timer of their own: one may fire between the append and the
@@ -285,7 +279,11 @@ describe('read your writes: Consistency-Token', () => {
   });
 
   it('refuses at once a token beyond the end of the log: no command response carried it', async () => {
-    const response = await alice.get('/orders', { 'Consistency-Token': '999999999999' });
+    // A million positions past the log's head: in every log's numbering, beyond its end.
+    const log = await openEventLog(service.eventLog, 'test');
+    const beyond = ((await log.headPosition())! + 1_000_000n).toString();
+    await log.close();
+    const response = await alice.get('/orders', { 'Consistency-Token': beyond });
     expect(response.status).toBe(400);
     const problem = await problemOf(response);
     expect(problem.errors).toEqual([

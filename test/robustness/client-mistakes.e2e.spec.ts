@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemOf } from '../support/http.ts';
 import { sendRaw, type RawResponse } from '../support/raw-http.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import { startTestService, testTarget, type TestService } from '../support/test-service.ts';
 
 /**
  * Mistakes a client makes, found by trying the service as a stranger would: each is the client's fault, so
@@ -125,7 +125,8 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
     ['before', '99999999999999999999999999999999999999'],
   ])('/audit/events?%s= beyond what the log can hold -> 400', async (bound, value) => {
     const response = await auditor.get(`/audit/events?${bound}=${value}`);
-    if (process.env['EVENTSTORE_URL'] && bound === 'after') return expect(response.status).toBe(200);
+    // The server logs (PostgreSQL, EventStoreDB) have positions of 128 bits: 2^63 is one they can hold.
+    if (testTarget() === 'distributed' && bound === 'after') return expect(response.status).toBe(200);
     await expectProblem(response, 400, 'validation-failed');
   });
 

@@ -12,6 +12,8 @@ import { loadOrCreateSigningKey } from '../../infrastructure/auth/signing-keys.t
 import { createMongoCheckpointStore } from '../../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
 import { loadOrCreateSecretKey } from '../../infrastructure/crypto/secret-cipher.ts';
 import { requiredServer } from './integration-env.ts';
+import { createPostgresLogDatabase } from './postgres-log.ts';
+import type { EventLogConfig } from '../../infrastructure/config/service-environment.ts';
 import { startMethodRouter } from './method-router.ts';
 import type { FromChild, ServiceName, ToChild } from './service-process.ts';
 import { testClock, type TestClock, type TestTime } from './test-clocks.ts';
@@ -36,17 +38,47 @@ const reportEventLog = (eventStoreUrl: string | undefined) => {
   eventLogReported = true;
   process.stdout.write(
     eventStoreUrl
-      ? '  [distributed] event log: EventStoreDB at EVENTSTORE_URL\n'
-      : '  [distributed] event log: EVENTSTORE_URL is unset (no EventStoreDB can run here), so the four ' +
-          'processes share one node:sqlite log file (EVENT_LOG_FILE), with FerretDB and Kafka\n',
+      ? '  [distributed] event log: EventStoreDB at EVENTSTORE_URL (a fresh server per run, see docs/testing.md)\n'
+      : '  [distributed] event log: PostgreSQL at EVENT_LOG_URL, a database of its own per test service; ' +
+          'read store FerretDB, bus Kafka\n',
   );
+};
+
+/** The service's event log: EventStoreDB when EVENTSTORE_URL is set, else a fresh PostgreSQL database. */
+const eventLogOf = async (): Promise<{
+  env: Record<string, string>;
+  config: EventLogConfig;
+  drop(): Promise<void>;
+}> => {
+  const eventStoreUrl = process.env['EVENTSTORE_URL'];
+  reportEventLog(eventStoreUrl);
+  if (eventStoreUrl) {
+    return {
+      env: { EVENTSTORE_URL: eventStoreUrl },
+      config: { kind: 'eventstoredb', url: eventStoreUrl },
+      drop: async () => {},
+    };
+  }
+  const database = await createPostgresLogDatabase();
+  const poolSize = 4;
+  return {
+    env: { EVENT_LOG_URL: database.url, EVENT_LOG_POOL_SIZE: String(poolSize) },
+    config: {
+      kind: 'postgres',
+      url: database.url,
+      poolSize,
+      statementTimeoutMs: 10_000,
+      pollIntervalMs: 1000,
+    },
+    drop: database.drop,
+  };
 };
 
 /**
  * The distributed mode as users run it, on this host: four separate processes (command API, query API,
- * projections, webhook dispatcher) on FerretDB and Kafka, sharing one node:sqlite event log file because
- * no EventStoreDB can run here (EVENTSTORE_URL, when set, is used instead). A method router gives the
- * HTTP suite one address. Each service gets its own database, topics and consumer group.
+ * projections, webhook dispatcher) on a PostgreSQL event log (EventStoreDB when EVENTSTORE_URL is set),
+ * FerretDB and Kafka. A method router gives the HTTP suite one address. Each service gets its own log
+ * database, read-store database, topics and consumer group.
  */
 export const startDistributedTestService = async (
   env: Record<string, string>,
@@ -66,16 +98,13 @@ export const startDistributedTestService = async (
   loadOrCreateSecretKey(join(keys, 'webhook-secret-key'));
   loadOrCreateSecretKey(join(keys, 'personal-data-key'));
   const database = `test_${id}`;
-  const eventStoreUrl = process.env['EVENTSTORE_URL'];
-  reportEventLog(eventStoreUrl);
+  const eventLog = await eventLogOf();
   const childEnv: Record<string, string> = {
     PATH: process.env['PATH'] ?? '',
     PORT: '0',
     LOG_LEVEL: process.env['TEST_SERVICE_LOG_LEVEL'] ?? 'warn',
     TEST_TIME: time,
-    ...(eventStoreUrl
-      ? { EVENTSTORE_URL: eventStoreUrl }
-      : { EVENT_LOG_FILE: join(dataDir, 'events.sqlite') }),
+    ...eventLog.env,
     MONGODB_URL: requiredServer('MONGODB_URL'),
     MONGODB_DATABASE: database,
     KAFKA_BROKERS: requiredServer('KAFKA_BROKERS'),
@@ -186,6 +215,7 @@ export const startDistributedTestService = async (
     await startAll();
   } catch (error) {
     await stopAll();
+    await eventLog.drop();
     throw error;
   }
   const router = await startMethodRouter({
@@ -244,8 +274,9 @@ export const startDistributedTestService = async (
       MONGODB_URL: childEnv['MONGODB_URL']!,
       MONGODB_DATABASE: database,
       PERSONAL_DATA_KEY_FILE: childEnv['PERSONAL_DATA_KEY_FILE']!,
-      ...(childEnv['EVENTSTORE_URL'] === undefined ? {} : { EVENTSTORE_URL: childEnv['EVENTSTORE_URL'] }),
+      ...eventLog.env,
     },
+    eventLog: eventLog.config,
     clock: distributedClock,
     announced,
     users,
@@ -263,6 +294,7 @@ export const startDistributedTestService = async (
       await stopAll();
       await db.dropDatabase();
       await mongo.close();
+      await eventLog.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
     /**
@@ -280,8 +312,7 @@ export const startDistributedTestService = async (
       outputOf: (instance: string) => ({ log: '', stderr: '', ...outputs.get(instance) }),
       /** The instances started so far, by name (a service's name, or another name given at start). */
       instances: () => [...outputs.keys()],
-      /** The event log file the processes share (absent with EventStoreDB), and the MongoDB database. */
-      eventLogFile: childEnv['EVENT_LOG_FILE'] ?? null,
+      /** The MongoDB database. */
       database,
       env: childEnv,
     },

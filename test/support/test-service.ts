@@ -1,3 +1,4 @@
+import type { EventLogConfig } from '../../infrastructure/config/service-environment.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,8 @@ export type TestService = TestStores & {
   dataDir: string;
   /** What the admin CLI is given to work on this service's stores, as an operator would configure it. */
   adminEnv: Record<string, string>;
+  /** The service's event log, for tests that append behind its back (`openEventLog`). */
+  eventLog: EventLogConfig;
   clock: TestClock;
   /** One-time notices the service printed for the operator (the demo credentials). */
   announced: string[];
@@ -161,6 +164,7 @@ const startEmbeddedTestService = async (
     apiOrigins: () => [service.url],
     dataDir,
     adminEnv: { DATA_DIR: dataDir },
+    eventLog: { kind: 'sqlite-file', path: join(dataDir, 'events.sqlite'), pollIntervalMs: 250 },
     clock,
     announced,
     users,

@@ -1,0 +1,213 @@
+import postgres, { type Sql } from 'postgres';
+import {
+  NO_STREAM,
+  WrongExpectedRevisionError,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type RecordedEvent,
+  type StreamEvent,
+} from '../event-store.ts';
+import { createWakeup } from '../wakeup.ts';
+import { createAppendSignals } from './append-signals.ts';
+import { clientOptions, type PostgresLogConnection } from './postgres-connection.ts';
+import { migrateLogSchema } from './postgres-log-schema.ts';
+
+export type PostgresEventStoreOptions = PostgresLogConnection & {
+  /** Names this process's connections in pg_stat_activity. */
+  applicationName?: string;
+  /** The safety net under LISTEN/NOTIFY: how often an idle subscription looks for new events anyway. */
+  pollIntervalMs?: number;
+  /** Events fetched per read while a subscription catches up. */
+  batchSize?: number;
+};
+
+/**
+ * A position is the appending transaction's id and the event's bigserial, packed: (transaction_id << 64) |
+ * position. Readers order by that pair and read only transactions older than every transaction still
+ * running (`pg_snapshot_xmin`), so a transaction that took its positions first but commits last is never
+ * passed over: its events stay out of sight, and so does everything after them, until it ends.
+ */
+const packPosition = (transactionId: string, position: string): GlobalPosition =>
+  (BigInt(transactionId) << 64n) | BigInt(position);
+const lowBits = (1n << 64n) - 1n;
+const largestSerial = (1n << 63n) - 1n;
+/** A position as (transaction id, serial) parameters; a serial beyond bigint's range orders as its largest. */
+const unpackPosition = (position: GlobalPosition): [string, string] => {
+  const serial = position & lowBits;
+  return [(position >> 64n).toString(), (serial > largestSerial ? largestSerial : serial).toString()];
+};
+
+type EventRow = [
+  transactionId: string,
+  position: string,
+  streamId: string,
+  revision: string,
+  id: string,
+  type: string,
+  data: Record<string, unknown>,
+  metadata: StreamEvent['metadata'],
+];
+const toStreamEvent = (row: EventRow): StreamEvent => ({
+  id: row[4],
+  type: row[5],
+  data: row[6],
+  metadata: row[7],
+  streamId: row[2],
+  revision: Number(row[3]),
+});
+const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  ...toStreamEvent(row),
+  position: packPosition(row[0], row[1]),
+});
+
+/** How soon a subscription looks again for an append it was told of but cannot see yet; doubled each time. */
+const firstRetryMs = 2;
+
+/** The events as one JSON array parameter: one value to send however many events the append has. */
+const toRecordset = (events: readonly EventToAppend[]): string =>
+  JSON.stringify(events.map(({ id, type, data, metadata }) => ({ id, type, data, metadata })));
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === '23505';
+
+/**
+ * The event log on PostgreSQL, for the distributed mode across hosts. An append is one statement, so one
+ * round trip and one transaction: a compare-and-set of the stream's revision (a row lock, so appends to one
+ * stream take turns and appends to others do not wait) and the events' insert. Followers are woken by
+ * LISTEN/NOTIFY, with a slow poll as the safety net; the client reconnects, and follows a failover to
+ * whichever host the URL names is read-write, by itself.
+ */
+export const createPostgresEventStore = async ({
+  applicationName = 'order-service',
+  pollIntervalMs = 1000,
+  batchSize = 1000,
+  ...connection
+}: PostgresEventStoreOptions): Promise<EventStore> => {
+  const options = clientOptions(connection, applicationName);
+  const sql: Sql = postgres(connection.url, options);
+  await migrateLogSchema(sql);
+  const appended = createWakeup();
+  const signals = createAppendSignals({ sql, url: connection.url, options, wake: appended.notify });
+  const closing = new AbortController();
+
+  // Renamed as text: ORDER BY a column's own name would otherwise sort the text.
+  const columns = sql`transaction_id::text AS tx, position::text AS pos, stream_id, revision::text AS rev,
+    id, type, data, metadata`;
+  const visible = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+
+  const currentRevision = async (streamId: string): Promise<ExpectedRevision> => {
+    const [row] =
+      await sql`SELECT revision::text AS rev FROM event_log.streams WHERE stream_id = ${streamId}`;
+    return row === undefined ? NO_STREAM : Number(row['rev']);
+  };
+
+  const claim = (streamId: string, expected: ExpectedRevision, last: number) =>
+    expected === NO_STREAM
+      ? sql`INSERT INTO event_log.streams (stream_id, revision) VALUES (${streamId}, ${last})
+            ON CONFLICT DO NOTHING RETURNING 1`
+      : sql`UPDATE event_log.streams SET revision = ${last}
+            WHERE stream_id = ${streamId} AND revision = ${expected} RETURNING 1`;
+
+  const insert = async (streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision) => {
+    const first = expected === NO_STREAM ? 0 : expected + 1;
+    const last = first + events.length - 1;
+    const rows = await sql<{ tx: string; pos: string }[]>`
+      WITH claimed AS (${claim(streamId, expected, last)}),
+      inserted AS (
+        INSERT INTO event_log.events (stream_id, revision, id, type, data, metadata)
+        SELECT ${streamId}, ${first} + e.ordinality - 1, e.id, e.type, e.data, e.metadata
+        FROM ROWS FROM (json_to_recordset(${toRecordset(events)}::text::json)
+             AS (id text, type text, data json, metadata json)) WITH ORDINALITY
+             AS e(id, type, data, metadata, ordinality)
+        WHERE EXISTS (SELECT FROM claimed)
+        ORDER BY e.ordinality
+        RETURNING transaction_id, position)
+      SELECT transaction_id::text AS tx, max(position)::text AS pos FROM inserted GROUP BY transaction_id`;
+    const [row] = rows;
+    if (row === undefined)
+      throw new WrongExpectedRevisionError(streamId, expected, await currentRevision(streamId));
+    return { nextExpectedRevision: last, position: packPosition(row.tx, row.pos) };
+  };
+
+  const readAfter = async (after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> => {
+    const [transactionId, position] = unpackPosition(after);
+    const rows = await sql`SELECT ${columns} FROM event_log.events
+      WHERE (transaction_id, position) > (${transactionId}::xid8, ${position}::bigint) AND ${visible}
+      ORDER BY transaction_id, position LIMIT ${maxCount}`.values();
+    return (rows as unknown as EventRow[]).map(toRecordedEvent);
+  };
+
+  return {
+    // (2^64 - 1) << 64 | serial: the largest transaction id with any serial.
+    maxPosition: (1n << 128n) - 1n,
+
+    async appendToStream(streamId, events, { expectedRevision }) {
+      if (events.length === 0) throw new Error('append needs at least one event');
+      if (closing.signal.aborted) throw new Error('the event store is closed');
+      try {
+        const result = await insert(streamId, events, expectedRevision);
+        signals.appended(result.position);
+        return result;
+      } catch (error) {
+        // The stream's revision guards every append; the unique (stream, revision) is its backstop.
+        if (!isUniqueViolation(error)) throw error;
+        throw new WrongExpectedRevisionError(streamId, expectedRevision, await currentRevision(streamId));
+      }
+    },
+
+    async readStream(streamId, { fromRevision = 0, maxCount = Number.MAX_SAFE_INTEGER } = {}) {
+      const rows = await sql`SELECT ${columns} FROM event_log.events
+        WHERE stream_id = ${streamId} AND revision >= ${fromRevision}
+        ORDER BY revision LIMIT ${Math.min(maxCount, Number.MAX_SAFE_INTEGER)}`.values();
+      return (rows as unknown as EventRow[]).map(toStreamEvent);
+    },
+
+    readAll: ({ after = 0n, maxCount }) => readAfter(after, maxCount),
+
+    async readAllBackwards({ before, maxCount }) {
+      const [transactionId, position] = unpackPosition(before ?? (1n << 128n) - 1n);
+      const rows = await sql`SELECT ${columns} FROM event_log.events
+        WHERE (transaction_id, position) < (${transactionId}::xid8, ${position}::bigint) AND ${visible}
+        ORDER BY transaction_id DESC, position DESC LIMIT ${maxCount}`.values();
+      return (rows as unknown as EventRow[]).map(toRecordedEvent);
+    },
+
+    async *subscribeToAll({ after = 0n, signal } = {}) {
+      const stop = AbortSignal.any([closing.signal, ...(signal ? [signal] : [])]);
+      signals.listen();
+      let position = after;
+      let retryMs = firstRetryMs;
+      while (!stop.aborted) {
+        const seen = appended.seen();
+        const batch = await readAfter(position, batchSize);
+        for (const event of batch) {
+          if (stop.aborted) return;
+          yield event;
+          position = event.position;
+        }
+        if (batch.length > 0) retryMs = firstRetryMs;
+        if (batch.length === batchSize) continue;
+        if (signals.latest() > position) {
+          // Told of an append it cannot see yet: an older transaction is still open. Look again soon.
+          await appended.wait(retryMs, stop, seen);
+          retryMs = Math.min(retryMs * 2, pollIntervalMs);
+        } else {
+          await appended.wait(pollIntervalMs, stop, seen);
+        }
+      }
+    },
+
+    async headPosition() {
+      const [row] = await sql`SELECT transaction_id::text AS tx, position::text AS pos FROM event_log.events
+        WHERE ${visible} ORDER BY transaction_id DESC, position DESC LIMIT 1`;
+      return row === undefined ? null : packPosition(row['tx'], row['pos']);
+    },
+
+    async close() {
+      closing.abort();
+      await signals.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+};

@@ -1,0 +1,98 @@
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import { createPostgresEventStore } from '../../infrastructure/event-store/postgres/postgres-event-store.ts';
+import { eventStoreContract } from '../contracts/event-store.contract.ts';
+import { anEvent, collectUntil, events, uniqueStreamId } from '../support/events.ts';
+import { createPostgresLogDatabase } from '../support/postgres-log.ts';
+
+describe('PostgreSQL event log (EVENT_LOG_URL of scripts/services.sh)', () => {
+  let database: Awaited<ReturnType<typeof createPostgresLogDatabase>>;
+  const open = () =>
+    createPostgresEventStore({ url: database.url, poolSize: 16, statementTimeoutMs: 10_000 });
+  beforeAll(async () => {
+    database = await createPostgresLogDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  eventStoreContract('PostgreSQL', open);
+
+  describe('positions in commit order', () => {
+    let store: EventStore;
+    let raw: postgres.Sql;
+    beforeAll(async () => {
+      store = await open();
+      raw = postgres(database.url, { max: 2, onnotice: () => undefined });
+    });
+    afterAll(async () => {
+      await store?.close();
+      await raw?.end();
+    });
+
+    it('a follower never passes over an event whose transaction took its position first and commits last', async () => {
+      const head = (await store.headPosition()) ?? 0n;
+      const [late, early] = [uniqueStreamId('late'), uniqueStreamId('early')];
+      const following = collectUntil(
+        (signal) => store.subscribeToAll({ after: head, signal }),
+        (seen) =>
+          seen.some((event) => event.streamId === late) && seen.some((event) => event.streamId === early),
+      );
+      // Another appender's transaction: it has taken its position and is slow to commit.
+      const slow = await raw.reserve();
+      await slow`BEGIN`;
+      await slow`INSERT INTO event_log.streams (stream_id, revision) VALUES (${late}, 0)`;
+      const [taken] = await slow`INSERT INTO event_log.events (stream_id, revision, id, type, data, metadata)
+        VALUES (${late}, 0, ${anEvent().id}, 'Late', '{}', ${JSON.stringify(anEvent().metadata)})
+        RETURNING position::text AS pos`;
+      await store.appendToStream(early, [anEvent('Early')], { expectedRevision: 'no-stream' });
+
+      // The trap: ordered by the serial alone, a reader sees the later serial first and moves past the other.
+      const naive = await raw`SELECT stream_id, position::text AS pos FROM event_log.events
+        WHERE position >= ${taken!['pos']}::bigint ORDER BY position`;
+      expect(naive.map((row) => row['stream_id'])).toEqual([early]);
+      // This log shows neither until the older transaction ends.
+      expect(await store.readAll({ after: head, maxCount: 10 })).toEqual([]);
+
+      await slow`COMMIT`;
+      slow.release();
+      const seen = (await following).map((event) => event.streamId);
+      expect(seen).toEqual([late, early]);
+      const all = await store.readAll({ after: head, maxCount: 10 });
+      expect(all.map((event) => event.streamId)).toEqual([late, early]);
+    });
+
+    it('16 concurrent appenders and a live follower: every event once, positions only increasing', async () => {
+      const head = (await store.headPosition()) ?? 0n;
+      const streams = Array.from({ length: 16 }, () => uniqueStreamId('concurrent'));
+      const perStream = 40;
+      const ours = new Set(streams);
+      const following = collectUntil(
+        (signal) => store.subscribeToAll({ after: head, signal }),
+        (seen) => seen.filter((event) => ours.has(event.streamId)).length >= streams.length * perStream,
+        60_000,
+      );
+      await Promise.all(
+        streams.map(async (streamId) => {
+          for (let revision = 0; revision < perStream; revision++) {
+            await store.appendToStream(streamId, events(1), {
+              expectedRevision: revision === 0 ? 'no-stream' : revision - 1,
+            });
+          }
+        }),
+      );
+      const seen = (await following).filter((event) => ours.has(event.streamId));
+      expect(new Set(seen.map((event) => event.id)).size).toBe(streams.length * perStream);
+      expect(seen.length).toBe(streams.length * perStream);
+      const positions = seen.map((event: RecordedEvent) => event.position);
+      expect(positions.every((position, index) => index === 0 || position > positions[index - 1]!)).toBe(
+        true,
+      );
+      for (const streamId of streams) {
+        const revisions = seen.filter((event) => event.streamId === streamId).map((event) => event.revision);
+        expect(revisions).toEqual(Array.from({ length: perStream }, (_, index) => index));
+      }
+    });
+  });
+});
