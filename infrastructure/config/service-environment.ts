@@ -206,6 +206,29 @@ export const eventLogEnvironment = {
     .max(10_000)
     .default(10)
     .describe('How often a process following EVENT_LOG_FILE looks for events another process appended.'),
+  EVENT_LOG_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional()
+    .describe(
+      'The event log on PostgreSQL (postgres://user@host:5432/db; several hosts with target_session_attrs=read-write); or EVENTSTORE_URL or EVENT_LOG_FILE.',
+    ),
+  EVENT_LOG_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(10)
+    .describe('Connections each process keeps to the PostgreSQL event log (EVENT_LOG_URL).'),
+  EVENT_LOG_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(10_000)
+    .describe(
+      'How long a statement on the PostgreSQL event log (EVENT_LOG_URL) may run before it is cancelled.',
+    ),
 };
 
 export type EventLogConfig =
@@ -228,8 +251,8 @@ export const requireExactlyOne =
   };
 
 export const checkEventLog = requireExactlyOne(
-  ['EVENTSTORE_URL', 'EVENT_LOG_FILE'],
-  'EventStoreDB, or a node:sqlite log file shared on this host',
+  ['EVENTSTORE_URL', 'EVENT_LOG_FILE', 'EVENT_LOG_URL'],
+  'EventStoreDB, a node:sqlite log file shared on this host, or PostgreSQL',
 );
 
 export const eventLogConfig = (env: {
