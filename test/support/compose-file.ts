@@ -10,6 +10,8 @@ import { parse } from 'yaml';
 export type ComposeService = {
   image?: string;
   build?: unknown;
+  pull_policy?: string;
+  profiles?: string[];
   command?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
   ports?: (string | number | { target: number; published?: number | string })[];
@@ -121,6 +123,18 @@ export const containerPortsOf = (service: ComposeService): number[] =>
 
 export const dependenciesOf = (service: ComposeService): string[] =>
   Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
+
+/** The hosts and ports of a postgres:// URL, which may name several (host1:5432,host2:5432). */
+export const postgresHostsOf = (url: string): { host: string; port: number }[] => {
+  const authority = url.replace(/^postgres(ql)?:\/\//, '').split(/[/?]/)[0] ?? '';
+  return authority
+    .slice(authority.lastIndexOf('@') + 1)
+    .split(',')
+    .map((entry) => {
+      const [, host = '', port] = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(entry) ?? [];
+      return { host, port: Number(port ?? 5432) };
+    });
+};
 
 export const commandOf = (service: ComposeService, imageCmd: string[]): string[] =>
   service.command === undefined
