@@ -104,3 +104,12 @@ export class WrongExpectedRevisionError extends Error {
     this.actualRevision = actualRevision;
   }
 }
+
+/**
+ * The log could not be reached, or did not answer in time (a lost connection, a failover under way, a
+ * statement timeout). An append that meets it may or may not have been committed: a client retries with its
+ * Idempotency-Key. The HTTP layer answers 503 with Retry-After.
+ */
+export class EventLogUnavailableError extends Error {
+  readonly kind = 'event-log-unavailable';
+}

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { InvariantViolationError } from '../../domain/shared/errors.ts';
 import { ConcurrencyExhaustedError } from '../event-sourcing/command-handler.ts';
 import { storageFailureOf } from '../storage/storage-failure.ts';
+import { EventLogUnavailableError } from '../event-store/event-store.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 import { ApiError, UnauthorizedError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
@@ -125,6 +126,11 @@ const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError |
       { headers: { 'Retry-After': String(storageRetryAfterSeconds) } },
     );
   }
+  if (error instanceof EventLogUnavailableError) {
+    return new ApiError('service-unavailable', 'The service cannot reach its event log now. Retry shortly.', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
   if (error instanceof ConcurrencyExhaustedError) {
     return new ApiError('conflict', 'It is being changed by others right now. Retry.', {
       headers: { 'Retry-After': '1' },
@@ -153,6 +159,12 @@ export const errorHandler =
       return sendProblem(
         response,
         problem(errorTypeBase, 'internal', 'The server could not complete the request.', instance),
+      );
+    }
+    if (error instanceof EventLogUnavailableError) {
+      logger.error(
+        { err: error, method: request.method, path: instance },
+        'request failed: event log unreachable',
       );
     }
     if (apiError.kind === 'storage-unavailable') {

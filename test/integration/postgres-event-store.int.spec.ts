@@ -1,10 +1,15 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import {
+  EventLogUnavailableError,
+  type EventStore,
+  type RecordedEvent,
+} from '../../infrastructure/event-store/event-store.ts';
 import { createPostgresEventStore } from '../../infrastructure/event-store/postgres/postgres-event-store.ts';
 import { eventStoreContract } from '../contracts/event-store.contract.ts';
 import { anEvent, collectUntil, events, uniqueStreamId } from '../support/events.ts';
 import { createPostgresLogDatabase } from '../support/postgres-log.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 describe('PostgreSQL event log (EVENT_LOG_URL of scripts/services.sh)', () => {
   let database: Awaited<ReturnType<typeof createPostgresLogDatabase>>;
@@ -92,6 +97,53 @@ describe('PostgreSQL event log (EVENT_LOG_URL of scripts/services.sh)', () => {
       for (const streamId of streams) {
         const revisions = seen.filter((event) => event.streamId === streamId).map((event) => event.revision);
         expect(revisions).toEqual(Array.from({ length: perStream }, (_, index) => index));
+      }
+    });
+  });
+
+  describe('a lost connection', () => {
+    it('is "unavailable" while the server is out of reach, and the store carries on by itself after', async () => {
+      const target = new URL(database.url);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+      const viaProxy = new URL(database.url);
+      viaProxy.port = String(proxy.port);
+      const store = await createPostgresEventStore({
+        url: viaProxy.toString(),
+        poolSize: 2,
+        statementTimeoutMs: 5_000,
+        pollIntervalMs: 200,
+      });
+      const other = await open();
+      try {
+        const streamId = uniqueStreamId('outage');
+        await store.appendToStream(streamId, events(1), { expectedRevision: 'no-stream' });
+        const head = (await store.headPosition())!;
+        const following = collectUntil(
+          (signal) => store.subscribeToAll({ after: head - 1n, signal }),
+          (seen) => seen.filter((event) => event.streamId === streamId).length === 3,
+          30_000,
+        );
+
+        await proxy.cut();
+        await expect(
+          store.appendToStream(streamId, events(1), { expectedRevision: 0 }),
+        ).rejects.toBeInstanceOf(EventLogUnavailableError);
+        await expect(store.readStream(streamId)).rejects.toBeInstanceOf(EventLogUnavailableError);
+        // Appended by another process meanwhile: the follower must find it once it is back.
+        await other.appendToStream(streamId, events(1), { expectedRevision: 0 });
+
+        await proxy.heal();
+        await expect
+          .poll(() => store.readStream(streamId).then((read) => read.length), { timeout: 15_000 })
+          .toBe(2);
+        await store.appendToStream(streamId, events(1), { expectedRevision: 1 });
+        expect(
+          (await following).filter((event) => event.streamId === streamId).map((event) => event.revision),
+        ).toEqual([0, 1, 2]);
+      } finally {
+        await store.close();
+        await other.close();
+        await proxy.close();
       }
     });
   });

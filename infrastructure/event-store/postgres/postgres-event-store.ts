@@ -1,5 +1,6 @@
 import postgres, { type Sql } from 'postgres';
 import {
+  EventLogUnavailableError,
   NO_STREAM,
   WrongExpectedRevisionError,
   type EventStore,
@@ -12,6 +13,7 @@ import {
 import { createWakeup } from '../wakeup.ts';
 import { createAppendSignals } from './append-signals.ts';
 import { clientOptions, type PostgresLogConnection } from './postgres-connection.ts';
+import { whileReachable } from './postgres-errors.ts';
 import { migrateLogSchema } from './postgres-log-schema.ts';
 
 export type PostgresEventStoreOptions = PostgresLogConnection & {
@@ -132,9 +134,11 @@ export const createPostgresEventStore = async ({
 
   const readAfter = async (after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> => {
     const [transactionId, position] = unpackPosition(after);
-    const rows = await sql`SELECT ${columns} FROM event_log.events
+    const rows = await whileReachable(() =>
+      sql`SELECT ${columns} FROM event_log.events
       WHERE (transaction_id, position) > (${transactionId}::xid8, ${position}::bigint) AND ${visible}
-      ORDER BY transaction_id, position LIMIT ${maxCount}`.values();
+      ORDER BY transaction_id, position LIMIT ${maxCount}`.values(),
+    );
     return (rows as unknown as EventRow[]).map(toRecordedEvent);
   };
 
@@ -146,7 +150,7 @@ export const createPostgresEventStore = async ({
       if (events.length === 0) throw new Error('append needs at least one event');
       if (closing.signal.aborted) throw new Error('the event store is closed');
       try {
-        const result = await insert(streamId, events, expectedRevision);
+        const result = await whileReachable(() => insert(streamId, events, expectedRevision));
         signals.appended(result.position);
         return result;
       } catch (error) {
@@ -157,9 +161,11 @@ export const createPostgresEventStore = async ({
     },
 
     async readStream(streamId, { fromRevision = 0, maxCount = Number.MAX_SAFE_INTEGER } = {}) {
-      const rows = await sql`SELECT ${columns} FROM event_log.events
+      const rows = await whileReachable(() =>
+        sql`SELECT ${columns} FROM event_log.events
         WHERE stream_id = ${streamId} AND revision >= ${fromRevision}
-        ORDER BY revision LIMIT ${Math.min(maxCount, Number.MAX_SAFE_INTEGER)}`.values();
+        ORDER BY revision LIMIT ${Math.min(maxCount, Number.MAX_SAFE_INTEGER)}`.values(),
+      );
       return (rows as unknown as EventRow[]).map(toStreamEvent);
     },
 
@@ -167,9 +173,11 @@ export const createPostgresEventStore = async ({
 
     async readAllBackwards({ before, maxCount }) {
       const [transactionId, position] = unpackPosition(before ?? (1n << 128n) - 1n);
-      const rows = await sql`SELECT ${columns} FROM event_log.events
+      const rows = await whileReachable(() =>
+        sql`SELECT ${columns} FROM event_log.events
         WHERE (transaction_id, position) < (${transactionId}::xid8, ${position}::bigint) AND ${visible}
-        ORDER BY transaction_id DESC, position DESC LIMIT ${maxCount}`.values();
+        ORDER BY transaction_id DESC, position DESC LIMIT ${maxCount}`.values(),
+      );
       return (rows as unknown as EventRow[]).map(toRecordedEvent);
     },
 
@@ -180,7 +188,15 @@ export const createPostgresEventStore = async ({
       let retryMs = firstRetryMs;
       while (!stop.aborted) {
         const seen = appended.seen();
-        const batch = await readAfter(position, batchSize);
+        const batch = await readAfter(position, batchSize).catch((error: unknown) => {
+          // Out of reach (a restart, a failover): look again at the next poll, from where it stood.
+          if (error instanceof EventLogUnavailableError) return null;
+          throw error;
+        });
+        if (batch === null) {
+          await appended.wait(pollIntervalMs, stop, appended.seen());
+          continue;
+        }
         for (const event of batch) {
           if (stop.aborted) return;
           yield event;
@@ -199,8 +215,10 @@ export const createPostgresEventStore = async ({
     },
 
     async headPosition() {
-      const [row] = await sql`SELECT transaction_id::text AS tx, position::text AS pos FROM event_log.events
-        WHERE ${visible} ORDER BY transaction_id DESC, position DESC LIMIT 1`;
+      const [row] = await whileReachable(
+        () => sql`SELECT transaction_id::text AS tx, position::text AS pos
+        FROM event_log.events WHERE ${visible} ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+      );
       return row === undefined ? null : packPosition(row['tx'], row['pos']);
     },
 
