@@ -101,6 +101,25 @@ describe('PostgreSQL event log (EVENT_LOG_URL of scripts/services.sh)', () => {
     });
   });
 
+  it('creates its schema when several processes start at once on an empty database, and once', async () => {
+    const fresh = await createPostgresLogDatabase();
+    try {
+      const stores = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          createPostgresEventStore({ url: fresh.url, poolSize: 1, statementTimeoutMs: 10_000 }),
+        ),
+      );
+      await stores[0]!.appendToStream(uniqueStreamId(), events(1), { expectedRevision: 'no-stream' });
+      expect((await stores[3]!.readAll({ maxCount: 10 })).length).toBe(1);
+      await Promise.all(stores.map((store) => store.close()));
+      const raw = postgres(fresh.url, { max: 1, onnotice: () => undefined });
+      expect(await raw`SELECT version FROM event_log.schema_version`).toEqual([{ version: 1 }]);
+      await raw.end();
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   describe('a lost connection', () => {
     it('is "unavailable" while the server is out of reach, and the store carries on by itself after', async () => {
       const target = new URL(database.url);
