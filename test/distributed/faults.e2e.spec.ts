@@ -114,11 +114,7 @@ describe('distributed mode under faults (four processes, FerretDB, Kafka)', () =
       expect(await read.json()).toEqual(order);
     }
     // And the read model is what a replay of the whole log builds (what an auditor runs).
-    const verify = await runAdmin(['projections:verify'], {
-      DATA_DIR: service.dataDir,
-      MONGODB_URL: requiredServer('MONGODB_URL'),
-      MONGODB_DATABASE: service.processes.database,
-    });
+    const verify = await runAdmin(['projections:verify'], service.adminEnv);
     expect(verify.stderr).toBe('');
     expect(verify.code).toBe(0);
     report(
