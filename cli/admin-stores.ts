@@ -16,6 +16,7 @@ import { createSqliteRefreshTokenStore } from '../infrastructure/auth/sqlite-ref
 import { createSqliteUserStore } from '../projections/identity/sqlite-user-store.ts';
 import type { UserStore } from '../projections/identity/users.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import { eventStoreUrl } from '../infrastructure/config/service-environment.ts';
 import {
   personalDataConfig,
   personalDataEnvironment,
@@ -54,9 +55,7 @@ export const adminConfigSchema = z.object({
     .optional()
     .describe('Work on MongoDB instead of DATA_DIR (the distributed mode).'),
   MONGODB_DATABASE: z.string().min(1).default('order_service').describe('The MongoDB database.'),
-  EVENTSTORE_URL: z
-    .string()
-    .min(1)
+  EVENTSTORE_URL: eventStoreUrl
     .optional()
     .describe('The event log on EventStoreDB; else DATA_DIR/events.sqlite.'),
   CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventStoreConnectionStringProblem } from '../event-store/eventstoredb-connection-string.ts';
 import { acceptSocketsOnThisPlatform } from '../http/listen.ts';
 
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
@@ -188,10 +189,21 @@ export const publicAddress = (env: {
  * The event log: EventStoreDB, or where none is reachable, one node:sqlite log file that every process
  * on the host opens (SQLite serialises their appends; each process polls it for the others' events).
  */
+/**
+ * EVENTSTORE_URL wherever it is read (the services, the admin CLI): checked at start by the client's own
+ * parser, so that a malformed one is a configuration error naming the variable (exit 78), never a failure
+ * when the log is first opened. The issue never quotes the value: it may hold a password.
+ */
+export const eventStoreUrl = z
+  .string()
+  .min(1)
+  .superRefine((value, context) => {
+    const problem = eventStoreConnectionStringProblem(value);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  });
+
 export const eventLogEnvironment = {
-  EVENTSTORE_URL: z
-    .string()
-    .min(1)
+  EVENTSTORE_URL: eventStoreUrl
     .optional()
     .describe('The event log on EventStoreDB (esdb://host:2113?tls=false); set this or EVENT_LOG_FILE.'),
   EVENT_LOG_FILE: z
