@@ -139,7 +139,7 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
         : (position: GlobalPosition, bound: GlobalPosition) => position < bound;
     const origin = from;
     let size = firstPageSize;
-    while (events.length < maxCount) {
+    for (let firstPage = true; events.length < maxCount; firstPage = false) {
       const bound = from;
       const count = Math.min(size, maxCount - events.length + (bound === undefined ? 0 : 1));
       const fromPosition =
@@ -155,7 +155,16 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
           return events.length < maxCount;
         });
       } catch (error) {
-        throw bound === origin ? refusedPosition(error, origin) : error;
+        if (!firstPage || origin === undefined) throw error;
+        // A read from the caller's position failed. Past the end of the log that is no mistake: EventStoreDB
+        // fails a backwards read from beyond its last record (a forwards one finds nothing), where the port
+        // answers the newest events, as node:sqlite does.
+        const head = await headPosition().catch(() => undefined);
+        if (head === undefined) throw error;
+        if (head === null || origin > head) {
+          return direction === FORWARDS ? [] : readAllPages(BACKWARDS, undefined, maxCount);
+        }
+        throw refusedPosition(error, origin);
       }
       // A short page is the end of the log; a full one of system events only goes on past its last event.
       if (received < count || last === undefined || last === bound) break;
@@ -163,6 +172,13 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
       size = Math.min(size * 64, pageSize);
     }
     return events;
+  };
+
+  const headPosition = async (): Promise<GlobalPosition | null> => {
+    // The log's last event is nearly always one of ours: a page of one. System events at the end (stats,
+    // scavenges) are skipped in pages that grow from there, each a call of a known count.
+    const [last] = await readAllPages(BACKWARDS, undefined, 1, 1);
+    return last === undefined ? null : last.position;
   };
 
   return {
@@ -253,12 +269,7 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
       }
     },
 
-    async headPosition() {
-      // The log's last event is nearly always one of ours: a page of one. System events at the end (stats,
-      // scavenges) are skipped in pages that grow from there, each a call of a known count.
-      const [last] = await readAllPages(BACKWARDS, undefined, 1, 1);
-      return last === undefined ? null : last.position;
-    },
+    headPosition,
 
     async close() {
       await client.dispose();

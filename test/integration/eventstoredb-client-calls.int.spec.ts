@@ -156,7 +156,10 @@ const startFakeEventStoreDb = async ({ maxConcurrentStreams }: { maxConcurrentSt
         if (commit < prepare) return refuse('Exception was thrown by handler.');
         const at = recordAt(commit, prepare);
         if (at === 'invalid') return refuse('Trying to read from an invalid position.');
-        if (at === 'beyond') first = backwards ? logSize - 1 : logSize;
+        // Past the last record a forwards read finds nothing; a backwards one fails ("Requested position
+        // ... is greater than writer checkpoint").
+        if (at === 'beyond' && backwards) return refuse('Exception was thrown by handler.');
+        if (at === 'beyond') first = logSize;
         // Forwards reads start at the position, inclusively; backwards ones before it, and subscriptions
         // after it.
         else first = subscription ? at + 1 : backwards ? at - 1 : at;
@@ -280,6 +283,12 @@ describe('EventStoreDB adapter: every read ends its gRPC call (real client, fake
     expect(await noCallOpen(server)).toBe(0);
     const before = await within(5000, store.readAllBackwards({ before: packed(101), maxCount: 3 }));
     expect(before.map((event) => event.position)).toEqual([packed(100), packed(98), packed(97)]);
+    expect(await noCallOpen(server)).toBe(0);
+    // A well-formed position past the end of the log: the newest events backwards, nothing forwards.
+    const past = packed(logSize + 10);
+    const newest = await within(5000, store.readAllBackwards({ before: past, maxCount: 2 }));
+    expect(newest.map((event) => event.position)).toEqual([packed(logSize - 4), packed(logSize - 5)]);
+    expect(await within(5000, store.readAll({ after: past, maxCount: 2 }))).toEqual([]);
     expect(await noCallOpen(server)).toBe(0);
   });
 
