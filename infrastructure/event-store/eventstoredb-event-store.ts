@@ -100,14 +100,22 @@ const pageSize = 4096;
 const consume = async <Event extends EsdbRecordedEvent>(
   read: StreamingRead<{ event?: Event | undefined }>,
   take: (event: Event) => boolean,
+  deadlineMs: number,
 ): Promise<number> => {
   let received = 0;
+  // The client gives reads no deadline (Infinity, whatever it is told): a server that stops answering
+  // would hold the call, and its caller, for ever. Past the deadline the read fails and its call ends.
+  const deadline = setTimeout(
+    () => read.destroy(new Error(`EventStoreDB did not finish a read within ${deadlineMs} ms`)),
+    deadlineMs,
+  );
   try {
     for await (const resolved of read) {
       received++;
       if (resolved.event && !take(resolved.event)) break;
     }
   } finally {
+    clearTimeout(deadline);
     // A read whose call never started (no connection) rejects here too; its own error is the one to throw.
     await read.cancel().catch(() => {});
   }
@@ -119,7 +127,15 @@ const consume = async <Event extends EsdbRecordedEvent>(
  * (`EventStoreDBClient.connectionString(EVENTSTORE_URL)`), which also disposes of it.
  * Events are JSON; system streams and events ($-prefixed) never reach callers.
  */
-export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventStore => {
+export const createEventStoreDbEventStore = (
+  client: EventStoreDBClient,
+  {
+    readDeadlineMs = 30_000,
+  }: {
+    /** How long one page of a read (at most 4096 events) may take before it fails and its call ends. */
+    readDeadlineMs?: number;
+  } = {},
+): EventStore => {
   /**
    * Up to maxCount events of $all that are not system events, strictly after `from` in `direction`
    * (from the start or the end when absent), read in bounded pages: each page is one call of a known count
@@ -147,15 +163,20 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
       let last: GlobalPosition | undefined;
       let received: number;
       try {
-        received = await consume(client.readAll({ fromPosition, direction, maxCount: count }), (event) => {
-          const position = positionOf(event);
-          last = position;
-          if (isSystemEvent(event) || (bound !== undefined && !beyond(position, bound))) return true;
-          events.push(toRecordedEvent(event, position));
-          return events.length < maxCount;
-        });
+        received = await consume(
+          client.readAll({ fromPosition, direction, maxCount: count }),
+          (event) => {
+            const position = positionOf(event);
+            last = position;
+            if (isSystemEvent(event) || (bound !== undefined && !beyond(position, bound))) return true;
+            events.push(toRecordedEvent(event, position));
+            return events.length < maxCount;
+          },
+          readDeadlineMs,
+        );
       } catch (error) {
-        if (!firstPage || origin === undefined) throw error;
+        // Only the server's refusal (UNKNOWN) may be the position's fault; no answer, or no server, is not.
+        if (!firstPage || origin === undefined || !(error instanceof UnknownError)) throw error;
         // A read from the caller's position failed. Past the end of the log that is no mistake: EventStoreDB
         // fails a backwards read from beyond its last record (a forwards one finds nothing), where the port
         // answers the newest events, as node:sqlite does.
@@ -225,6 +246,7 @@ export const createEventStoreDbEventStore = (client: EventStoreDBClient): EventS
               events.push(toStreamEvent(event));
               return true;
             },
+            readDeadlineMs,
           );
         } catch (error) {
           // Absent, or deleted between two pages: what was read so far is the stream.

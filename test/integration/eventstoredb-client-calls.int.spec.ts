@@ -105,6 +105,7 @@ type Read = { kind: 'all' | 'stream' | 'subscription'; count: bigint | null };
 /** The fake server: Streams.Read over the log above; every call counted while it is open. */
 const startFakeEventStoreDb = async ({ maxConcurrentStreams }: { maxConcurrentStreams?: number } = {}) => {
   let open = 0;
+  let stalled = false;
   const reads: Read[] = [];
 
   const read = async (call: grpc.ServerWritableStream<ReadRequest, ReadResponse>) => {
@@ -120,6 +121,11 @@ const startFakeEventStoreDb = async ({ maxConcurrentStreams }: { maxConcurrentSt
     const subscription = options.hasSubscription();
     const count = options.hasCount() ? BigInt(options.getCount()) : null;
     reads.push({ kind: subscription ? 'subscription' : options.hasAll() ? 'all' : 'stream', count });
+    if (stalled) {
+      // A server that accepted the call and then says nothing (overloaded, or a network gone quiet).
+      await once(call, 'cancelled');
+      return close();
+    }
     const backwards = options.getReadDirection() === ReadReq.Options.ReadDirection.BACKWARDS;
     const skipSystem = options.hasFilter();
 
@@ -225,6 +231,9 @@ const startFakeEventStoreDb = async ({ maxConcurrentStreams }: { maxConcurrentSt
     url: `esdb://127.0.0.1:${port}?tls=false`,
     openCalls: () => open,
     reads,
+    stall: (on: boolean) => {
+      stalled = on;
+    },
     stop: () => server.forceShutdown(),
   };
 };
@@ -323,6 +332,24 @@ describe('EventStoreDB adapter: every read ends its gRPC call (real client, fake
       if (++count === 2) stop.abort();
     }
     expect(await noCallOpen(server)).toBe(0);
+  });
+
+  it('a read the server does not answer fails at its deadline, and its call ends', async () => {
+    const impatient = createEventStoreDbEventStore(EventStoreDBClient.connectionString(server.url), {
+      readDeadlineMs: 300,
+    });
+    server.stall(true);
+    try {
+      await expect(within(5000, impatient.headPosition())).rejects.toThrow(/within 300 ms/);
+      await expect(within(5000, impatient.readStream('order-1'))).rejects.toThrow(/within 300 ms/);
+      await expect(within(5000, impatient.readAll({ after: packed(5), maxCount: 5 }))).rejects.toThrow(
+        /within 300 ms/,
+      );
+      expect(await noCallOpen(server)).toBe(0);
+    } finally {
+      server.stall(false);
+      await impatient.close();
+    }
   });
 
   it('every read names a count the server can serve quickly', () => {
