@@ -48,8 +48,8 @@ const unpackPosition = (position: GlobalPosition): Position => {
 
 /**
  * The server's answer to a read from a position that is no record's (a pair that passes the check above but
- * points into the middle of one): `UNKNOWN: Trying to read from an invalid position.` (EventStoreDB 23.10 and
- * later; earlier versions answer a bare UNKNOWN that cannot be told from any other failure).
+ * points into the middle of one): `UNKNOWN: Trying to read from an invalid position.` from recent versions.
+ * Older ones answer a bare UNKNOWN that cannot be told from any other failure, and so stays one.
  */
 const refusedPosition = (error: unknown, position: GlobalPosition | undefined): unknown =>
   position !== undefined && error instanceof UnknownError && /invalid position/i.test(error.message)
