@@ -154,10 +154,16 @@ export const createEventStoreDbEventStore = (
         ? (position: GlobalPosition, bound: GlobalPosition) => position > bound
         : (position: GlobalPosition, bound: GlobalPosition) => position < bound;
     const origin = from;
-    let size = firstPageSize;
+    let systemEvents = 0;
     for (let firstPage = true; events.length < maxCount; firstPage = false) {
       const bound = from;
-      const count = Math.min(size, maxCount - events.length + (bound === undefined ? 0 : 1));
+      // What is still wanted, and the event at `bound` itself that comes back first. After a page that held
+      // system events, the next asks for more in proportion to those skipped so far: a long run of them
+      // (rare) takes a few pages that grow, not one call per event.
+      const needed = maxCount - events.length + (bound === undefined ? 0 : 1);
+      const count = firstPage
+        ? Math.min(firstPageSize, needed)
+        : Math.min(pageSize, needed + 2 * systemEvents);
       const fromPosition =
         bound === undefined ? (direction === FORWARDS ? START : END) : unpackPosition(bound);
       let last: GlobalPosition | undefined;
@@ -168,7 +174,11 @@ export const createEventStoreDbEventStore = (
           (event) => {
             const position = positionOf(event);
             last = position;
-            if (isSystemEvent(event) || (bound !== undefined && !beyond(position, bound))) return true;
+            if (isSystemEvent(event)) {
+              systemEvents++;
+              return true;
+            }
+            if (bound !== undefined && !beyond(position, bound)) return true;
             events.push(toRecordedEvent(event, position));
             return events.length < maxCount;
           },
@@ -190,14 +200,13 @@ export const createEventStoreDbEventStore = (
       // A short page is the end of the log; a full one of system events only goes on past its last event.
       if (received < count || last === undefined || last === bound) break;
       from = last;
-      size = Math.min(size * 64, pageSize);
     }
     return events;
   };
 
   const headPosition = async (): Promise<GlobalPosition | null> => {
     // The log's last event is nearly always one of ours: a page of one. System events at the end (stats,
-    // scavenges) are skipped in pages that grow from there, each a call of a known count.
+    // scavenges, settings) are skipped in pages that grow from there, each a call of a known count.
     const [last] = await readAllPages(BACKWARDS, undefined, 1, 1);
     return last === undefined ? null : last.position;
   };
