@@ -16,6 +16,7 @@ import { createSqliteRefreshTokenStore } from '../infrastructure/auth/sqlite-ref
 import { createSqliteUserStore } from '../projections/identity/sqlite-user-store.ts';
 import type { UserStore } from '../projections/identity/users.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import { eventStoreUrl } from '../infrastructure/config/service-environment.ts';
 import {
   personalDataConfig,
   personalDataEnvironment,
@@ -60,9 +61,7 @@ export const adminConfigSchema = z
     EVENT_LOG_URL: eventLogEnvironment.EVENT_LOG_URL.describe(
       'The event log on PostgreSQL (the distributed mode); else EVENTSTORE_URL, else DATA_DIR/events.sqlite.',
     ),
-    EVENTSTORE_URL: z
-      .string()
-      .min(1)
+    EVENTSTORE_URL: eventStoreUrl
       .optional()
       .describe('The event log on EventStoreDB; else DATA_DIR/events.sqlite.'),
     CATALOG_CURRENCY: catalogEnvironment.CATALOG_CURRENCY,

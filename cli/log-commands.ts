@@ -14,6 +14,7 @@ import { exportEvents, ExportVerificationError, verifyExport } from './event-exp
 import { UsageError, type CommandContext } from './user-commands.ts';
 import { counted } from './counted.ts';
 import { createPersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
+import { InvalidPositionError } from '../infrastructure/event-store/event-store.ts';
 
 /** projections:verify found differences: exit 1, the report on stdout. */
 export class ReadModelMismatchError extends Error {
@@ -53,14 +54,23 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
     if (values.after !== undefined && !/^\d{1,40}$/.test(values.after)) {
       throw new UsageError('--after takes a log position (a whole number)');
     }
+    const eventStore = await context.stores.events();
+    const after = values.after === undefined ? undefined : BigInt(values.after);
+    if (after !== undefined) {
+      // A position the log never issued (5 on EventStoreDB) is refused before any output file is made.
+      await eventStore.readAll({ after, maxCount: 1 }).catch((error: unknown) => {
+        if (!(error instanceof InvalidPositionError)) throw error;
+        throw new UsageError(`--after ${after} is no position of this event log: take one from an export`);
+      });
+    }
     const target =
       values.output === undefined
         ? process.stdout
         : createWriteStream(values.output, { flags: 'wx', mode: 0o600 });
     const result = await exportEvents(
-      await context.stores.events(),
+      eventStore,
       {
-        ...(values.after === undefined ? {} : { after: BigInt(values.after) }),
+        ...(after === undefined ? {} : { after }),
         exportedAt: context.clock.now().toISOString(),
         reveal: adminKeyring(context).revealValue,
       },

@@ -314,7 +314,8 @@ export const orderOperations: ApiOperation[] = [
       304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },
     },
     problems: {
-      'validation-failed': 'A query parameter is invalid, or after and before were both given.',
+      'validation-failed':
+        'A query parameter is invalid, after or before names a position the log never issued, or after and before were both given.',
       forbidden: 'The caller is not an auditor or admin.',
     },
   },

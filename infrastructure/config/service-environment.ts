@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventStoreConnectionStringProblem } from '../event-store/eventstoredb-connection-string.ts';
 import { acceptSocketsOnThisPlatform } from '../http/listen.ts';
 import { postgresLogUrlProblems } from '../event-store/postgres/postgres-log-url.ts';
 
@@ -186,6 +187,19 @@ export const publicAddress = (env: {
 };
 
 /**
+ * EVENTSTORE_URL wherever it is read (the services, the admin CLI): checked at start by the client's own
+ * parser, so that a malformed one is a configuration error naming the variable (exit 78), never a failure
+ * when the log is first opened. The error never quotes the value: it may hold a password.
+ */
+export const eventStoreUrl = z
+  .string()
+  .min(1)
+  .superRefine((value, context) => {
+    const problem = eventStoreConnectionStringProblem(value);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  });
+
+/**
  * The event log of the distributed mode: PostgreSQL or EventStoreDB, servers every process reaches across
  * hosts; or, on one host only, a node:sqlite log file that every process opens (SQLite serialises their
  * appends; each process polls it for the others' events).
@@ -215,9 +229,7 @@ export const eventLogEnvironment = {
     .max(600_000)
     .default(10_000)
     .describe("PostgreSQL's statement_timeout on the log's connections: no statement waits longer."),
-  EVENTSTORE_URL: z
-    .string()
-    .min(1)
+  EVENTSTORE_URL: eventStoreUrl
     .optional()
     .describe(
       'The event log on EventStoreDB (esdb://host:2113?tls=false); or EVENT_LOG_URL or EVENT_LOG_FILE.',

@@ -70,7 +70,11 @@ export type EventStore = {
     options?: { fromRevision?: number; maxCount?: number },
   ): Promise<StreamEvent[]>;
 
-  /** Up to maxCount events of the whole log after a position (exclusive), in log order. */
+  /**
+   * Up to maxCount events of the whole log after a position (exclusive), in log order. A position this log
+   * never issued and never will (see InvalidPositionError) is refused with that error; so is it by
+   * readAllBackwards and subscribeToAll.
+   */
   readAll(options: { after?: GlobalPosition; maxCount: number }): Promise<RecordedEvent[]>;
 
   /** Up to maxCount events of the whole log before a position (exclusive; from the end when absent), newest first. */
@@ -90,6 +94,22 @@ export type EventStore = {
 
   close(): Promise<void>;
 };
+
+/**
+ * A position given to a read that this log never issued and never will, such as 5 on EventStoreDB (whose
+ * packed positions are (commit, prepare) pairs, and no event's prepare position is past its commit
+ * position): nothing was read. Where a client sent the position, a 400. An adapter whose every whole
+ * number from 0 to maxPosition is a position to read from (node:sqlite: row ids; PostgreSQL: a bigint
+ * sequence) never throws it.
+ */
+export class InvalidPositionError extends Error {
+  readonly kind = 'invalid-position';
+  readonly position: GlobalPosition;
+  constructor(position: GlobalPosition) {
+    super(`${position.toString()} is no position of this event log`);
+    this.position = position;
+  }
+}
 
 /** The stream was not at the expected revision: someone else appended first. Nothing was appended. */
 export class WrongExpectedRevisionError extends Error {

@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { authorize } from '../authorize.ts';
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
-import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
+import {
+  InvalidPositionError,
+  type EventStore,
+  type RecordedEvent,
+} from '../../infrastructure/event-store/event-store.ts';
 import { validationFailed } from '../../infrastructure/http/api-error.ts';
 import { sendRevealedJson, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
@@ -14,6 +18,21 @@ const position = z
   .string()
   .regex(/^\d{1,40}$/, 'must be a log position, as in a position member')
   .transform(BigInt);
+
+/**
+ * A position the client sent that the log refused (one it never issued: 5 on EventStoreDB, whose positions
+ * are packed pairs) is the client's mistake, named by its parameter: a 400, not a failed read.
+ */
+const refusedAs =
+  (field: 'after' | 'before') =>
+  (error: unknown): never => {
+    if (error instanceof InvalidPositionError) {
+      throw validationFailed([
+        { field, message: 'names no position of the log: use a position member or a link as given' },
+      ]);
+    }
+    throw error;
+  };
 
 export const auditQuery = z.strictObject({
   after: position.optional(),
@@ -64,15 +83,16 @@ export const auditRoutes = ({ eventStore, authenticator, reveal }: AuditDeps) =>
       let moreOlder: boolean;
       let moreNewer: boolean;
       if (before !== undefined) {
-        const page = await eventStore.readAllBackwards({ before, maxCount: limit + 1 });
+        const page = await eventStore
+          .readAllBackwards({ before, maxCount: limit + 1 })
+          .catch(refusedAs('before'));
         moreOlder = page.length > limit;
         events = page.slice(0, limit).reverse();
         moreNewer = events.length > 0;
       } else {
-        const page = await eventStore.readAll({
-          ...(after === undefined ? {} : { after }),
-          maxCount: limit + 1,
-        });
+        const page = await eventStore
+          .readAll({ ...(after === undefined ? {} : { after }), maxCount: limit + 1 })
+          .catch(refusedAs('after'));
         moreNewer = page.length > limit;
         events = page.slice(0, limit);
         const first = events[0];

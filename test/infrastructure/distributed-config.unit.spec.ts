@@ -109,6 +109,38 @@ describe('distributed mode configuration', () => {
     expect(problems).not.toContain('secret');
   });
 
+  it("checks EVENTSTORE_URL with the client's own parser, naming the variable, never its value", () => {
+    const { EVENT_LOG_FILE: _file, ...withoutFile } = stores;
+    for (const [url, expected] of [
+      ['http://admin:s3cret-pw@eventstore:2113', /esdb:\/\/ or esdb\+discover:\/\/ expected at character 1/],
+      ['esdb://admin:s3cret-pw@eventstore:port', /port number expected/],
+      ['esdb://admin:s3cret-pw@eventstore:2113?tls=no', /true or false expected/],
+      [
+        'esdb://admin:s3cret-pw@eventstore:2113?tlz=false',
+        /an option the EventStoreDB client does not know \(tlz\)/,
+      ],
+      ['esdb://admin:s3cret-pw@eventstore:2113?tlsVerifyCert=false', /must not set tlsVerifyCert=false/],
+    ] as const) {
+      const problems = problemsOf(() =>
+        parseConfig(projectionsConfigSchema, { ...withoutFile, EVENTSTORE_URL: url }),
+      );
+      expect(problems).toMatch(/^ {2}EVENTSTORE_URL: /m);
+      expect(problems).toMatch(expected);
+      expect(problems).not.toContain('s3cret');
+      expect(problems).not.toContain('eventstore:');
+    }
+    for (const url of [
+      'esdb://admin:s3cret-pw@eventstore:2113?tls=false',
+      'esdb+discover://cluster.internal:2113?nodePreference=leader&keepAliveInterval=10000',
+      'esdb://node-1:2113,node-2:2113,node-3:2113',
+    ]) {
+      expect(parseConfig(projectionsConfigSchema, { ...withoutFile, EVENTSTORE_URL: url }).eventLog).toEqual({
+        kind: 'eventstoredb',
+        url,
+      });
+    }
+  });
+
   it('requires the keys every process must share, and the public address both APIs agree on', () => {
     const { JWT_PRIVATE_KEY_FILE: _jwt, ...noSigningKey } = api;
     const { PUBLIC_BASE_URL: _url, ...noAddress } = api;

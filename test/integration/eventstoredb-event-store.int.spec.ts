@@ -7,7 +7,8 @@ const url = process.env['EVENTSTORE_URL'];
 if (!url) {
   console.warn(
     'EventStoreDB contract suite skipped: EVENTSTORE_URL is not set. EventStoreDB cannot run on this machine; ' +
-      'run `docker compose up -d eventstore` and EVENTSTORE_URL=esdb://localhost:2113?tls=false to include it.',
+      'run `docker compose up -d --wait eventstore` and EVENTSTORE_URL=esdb://localhost:2113?tls=false to ' +
+      'include it (and `docker compose down -v` after: docs/testing.md).',
   );
 }
 

@@ -69,4 +69,20 @@ describe.concurrent('the entry points', () => {
     expect(refused.code).toBe(78);
     expect(refused.stderr).toMatch(/^ {2}CATALOG_CURRENCY: /m);
   });
+
+  it.each([
+    ['command-api/main.ts', []],
+    ['cli/admin.ts', ['events:export']],
+  ] as const)(
+    '%s refuses a malformed EVENTSTORE_URL with exit code 78, naming it, never its value',
+    async (entryPoint, args) => {
+      const { code, stderr } = await run(entryPoint, [...args], {
+        DATA_DIR: join(scratch, 'eventstore-url'),
+        EVENTSTORE_URL: 'esdb://admin:s3cret-pw@eventstore:no-port?tls=false',
+      });
+      expect(code).toBe(78);
+      expect(stderr).toMatch(/^ {2}EVENTSTORE_URL: must be an EventStoreDB connection string.*port number/m);
+      expect(stderr).not.toContain('s3cret');
+    },
+  );
 });
