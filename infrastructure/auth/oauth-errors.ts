@@ -35,6 +35,14 @@ export const unsupportedGrantType = (errors: FieldError[], detail: string): ApiE
     extensions: { errors, ...oauthMembers('unsupported_grant_type', detail) },
   });
 
+/** The detail, and the fields that failed: what a client log shows of an invalid_request. */
+const descriptionOf = (error: ApiError): string => {
+  const errors = error.extensions['errors'];
+  if (!Array.isArray(errors) || errors.length === 0) return error.message;
+  const fields = (errors as FieldError[]).map(({ field, message }) => `${field}: ${message}`);
+  return `${error.message} ${fields.join('; ')}.`;
+};
+
 /**
  * Every 400 of the token endpoints that does not name its OAuth error already is invalid_request (RFC 6749,
  * section 5.2): a parameter missing or invalid, a body that does not parse or decode.
@@ -44,16 +52,8 @@ export const tokenEndpointProblems: ProblemDialect = {
   refine: (error) => {
     if (error.kind !== 'validation-failed' || 'error' in error.extensions) return error;
     return new ApiError(error.kind, error.message, {
-      extensions: { ...error.extensions, ...oauthMembers('invalid_request', describe(error)) },
+      extensions: { ...error.extensions, ...oauthMembers('invalid_request', descriptionOf(error)) },
       headers: error.headers,
     });
   },
-};
-
-/** The detail, and the fields that failed: what a client log shows of an invalid_request. */
-const describe = (error: ApiError): string => {
-  const errors = error.extensions['errors'];
-  if (!Array.isArray(errors) || errors.length === 0) return error.message;
-  const fields = (errors as FieldError[]).map(({ field, message }) => `${field}: ${message}`);
-  return `${error.message} ${fields.join('; ')}.`;
 };

@@ -35,7 +35,10 @@ export const refreshTokenGrant = z
     description: 'Extend a session (RFC 6749, section 6): a refresh token, exchanged once for a new pair.',
   });
 
-const grantTypes = ['password', 'refresh_token'] as const;
+/** What grant_type each grant takes, read from its schema. */
+const grantTypeOf = (grant: typeof passwordGrant | typeof refreshTokenGrant): string =>
+  grant.shape.grant_type.value;
+const grantTypes = [passwordGrant, refreshTokenGrant].map(grantTypeOf);
 
 /** POST /auth/token: either grant, told apart by grant_type. */
 export const tokenRequest = z
@@ -140,7 +143,7 @@ export const tokenRoutes = ({
 
   router.post('/auth/token/refresh', acceptBody('json', 'form'), async (request, response) => {
     await limiter.address(request.ip ?? 'unknown');
-    const { refresh_token } = parseGrant(refreshRequest, ['refresh_token'], request.body);
+    const { refresh_token } = parseGrant(refreshRequest, [grantTypeOf(refreshTokenGrant)], request.body);
     sendTokens(response, await tokens.refresh(refresh_token, clientOf(request)));
   });
 
