@@ -123,7 +123,9 @@ export const folderBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.venv-fuzz/**', '.probe/**'] },
+  {
+    ignores: ['node_modules/**', 'data/**', 'coverage/**', '.venv-fuzz/**', '.venv-clients/**', '.probe/**'],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

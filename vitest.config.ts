@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install. Among them
 //   test/docs/readme.e2e.spec.ts runs README.md's shell blocks (bash, curl and jq; `npm run test:readme`).
 // - integration: the real servers of scripts/services.sh (FerretDB, Kafka) and EventStoreDB when EVENTSTORE_URL is set.
+// - clients: standard OAuth 2 client libraries (oauth4webapi) against the token endpoints of the embedded
+//   default (test/clients); outside `npm test`: `npm run test:clients`, which runs authlib (Python) too.
 // - faults: the embedded default under crashes, full and read-only disks, hostile webhook receivers and
 //   overload (test/faults); slow, so outside `npm test`: `npm run test:faults`.
 // - distributed: the HTTP suites of the embedded project again, against the distributed mode's four processes
@@ -35,7 +37,15 @@ export default defineConfig({
         test: {
           name: 'embedded',
           include: ['test/**/*.int.spec.ts', 'test/**/*.e2e.spec.ts'],
-          exclude: ['test/integration/**', 'test/distributed/**', 'test/faults/**'],
+          exclude: ['test/integration/**', 'test/distributed/**', 'test/faults/**', 'test/clients/**'],
+          setupFiles: ['test/support/contract-setup.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'clients',
+          include: ['test/clients/**/*.spec.ts'],
           setupFiles: ['test/support/contract-setup.ts'],
           testTimeout: 30_000,
         },

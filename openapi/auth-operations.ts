@@ -1,19 +1,21 @@
 import { accessDescription } from '../domain/identity/permissions.ts';
 import { z } from 'zod';
-import { passwordGrant, refreshGrant, revocationRequest } from '../infrastructure/auth/token-routes.ts';
+import { oauthErrorCodes, type OAuthErrorCode } from '../infrastructure/auth/oauth-errors.ts';
+import { refreshRequest, revocationRequest, tokenRequest } from '../infrastructure/auth/token-routes.ts';
 import { addressSchema as addressBody } from '../command-api/identity/address-routes.ts';
 import { roles } from '../domain/identity/roles.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
-import { storedAddressSchema } from './common-schemas.ts';
+import { problemSchema, storedAddressSchema, validationProblemSchema } from './common-schemas.ts';
 
 const tokenResponse = z
   .strictObject({
     access_token: z.string().meta({ description: 'A JWT (RS256), valid for expires_in seconds.' }),
     token_type: z.literal('Bearer'),
     expires_in: z.literal(3600),
-    refresh_token: z
-      .string()
-      .meta({ description: 'Opaque, single use: exchange it once at /auth/token/refresh for a new pair.' }),
+    refresh_token: z.string().meta({
+      description:
+        'Opaque, single use: exchange it once (grant_type=refresh_token at /auth/token, or at /auth/token/refresh) for a new pair.',
+    }),
   })
   .meta({ id: 'TokenResponse' });
 
@@ -24,6 +26,40 @@ const tokens = (description: string): ApiResponse => ({
 });
 
 const rateLimited = 'Too many attempts from this address or for this username; see Retry-After.';
+
+/** RFC 6749, section 5.2's members, which the token endpoints' problems carry as extensions. */
+const oauthMembers = (codes: readonly [OAuthErrorCode, ...OAuthErrorCode[]]) => ({
+  error: z.enum(codes).meta({ description: 'The OAuth 2 error code (RFC 6749, section 5.2).' }),
+  error_description: z
+    .string()
+    .meta({ description: 'What is wrong, for the developer: printable ASCII without `"` or `\\`.' }),
+});
+const [invalidRequest, invalidGrant, unsupportedGrantType] = oauthErrorCodes;
+
+const tokenRequestProblem = validationProblemSchema
+  .extend(oauthMembers([invalidRequest, unsupportedGrantType]))
+  .meta({
+    id: 'TokenRequestProblem',
+    description:
+      'A 400 of a token endpoint: a validation-failed problem whose error is invalid_request, or unsupported_grant_type for a grant_type the endpoint does not take.',
+  });
+const revocationProblem = validationProblemSchema.extend(oauthMembers([invalidRequest])).meta({
+  id: 'RevocationProblem',
+  description: 'A 400 of POST /auth/revoke: a validation-failed problem whose error is invalid_request.',
+});
+const grantProblem = problemSchema.extend(oauthMembers([invalidGrant])).meta({
+  id: 'TokenGrantProblem',
+  description:
+    'A 401 of a token endpoint: the password or the refresh token is not good (invalid_grant). Its challenge is `Bearer realm="<realm>"`, without an error attribute: no access token was presented.',
+});
+
+/** The 400 of the token endpoints, as the OAuth 2 errors it answers. */
+const badTokenRequest = (unsupported: string) => ({
+  when:
+    'A parameter is missing or invalid, the body is malformed (not JSON, nested deeper than 64 levels, or not decodable as its Content-Encoding says), or the path or query string has a percent-escape that does not decode: `error` is `invalid_request`, and errors lists each field (100 at most). ' +
+    unsupported,
+  body: tokenRequestProblem,
+});
 
 const sessionSchema = z
   .strictObject({
@@ -51,10 +87,21 @@ export const authOperations: ApiOperation[] = [
     path: '/auth/token',
     operationId: 'createToken',
     tag: 'auth',
-    summary: 'Sign in: exchange a username and password for tokens',
-    body: { schema: passwordGrant, media: ['json', 'form'] },
+    summary: 'The OAuth 2 token endpoint: sign in with a password, or extend a session with a refresh token',
+    description:
+      'RFC 6749: `grant_type=password` with `username` (the e-mail address) and `password` signs in and starts a session; `grant_type=refresh_token` with `refresh_token` exchanges it for a new pair, as POST /auth/token/refresh does. Every client is public: there is no client authentication, and `client_id`, `scope`, `resource` and other parameters the endpoint does not know are ignored; an empty value counts as omitted. Errors are problem details carrying RFC 6749’s `error` and `error_description` members.',
+    body: { schema: tokenRequest, media: ['json', 'form'] },
     responses: { 200: tokens('An access token and a refresh token.') },
-    problems: { unauthorized: 'Wrong username or password.', 'rate-limited': rateLimited },
+    problems: {
+      'validation-failed': badTokenRequest(
+        'A grant_type other than password and refresh_token: `error` is `unsupported_grant_type`.',
+      ),
+      unauthorized: {
+        when: 'Wrong username or password, or the refresh token is unknown, expired, revoked or already used: `error` is `invalid_grant`.',
+        body: grantProblem,
+      },
+      'rate-limited': rateLimited,
+    },
   },
   {
     method: 'post',
@@ -63,11 +110,17 @@ export const authOperations: ApiOperation[] = [
     tag: 'auth',
     summary: 'Extend a session: exchange a refresh token for a new pair',
     description:
-      'Refresh tokens are single use and rotated. Presenting one that was already used revokes its whole family (reuse detection).',
-    body: { schema: refreshGrant, media: ['json', 'form'] },
+      'The refresh grant of POST /auth/token at a path of its own; `grant_type=refresh_token` may be left out. Refresh tokens are single use and rotated. Presenting one that was already used revokes its whole family (reuse detection). Unknown parameters are ignored; errors carry RFC 6749’s `error` members, as at POST /auth/token.',
+    body: { schema: refreshRequest, media: ['json', 'form'] },
     responses: { 200: tokens('A new access token and a new refresh token.') },
     problems: {
-      unauthorized: 'The refresh token is unknown, expired, revoked or already used.',
+      'validation-failed': badTokenRequest(
+        'A grant_type other than refresh_token: `error` is `unsupported_grant_type`.',
+      ),
+      unauthorized: {
+        when: 'The refresh token is unknown, expired, revoked or already used: `error` is `invalid_grant`.',
+        body: grantProblem,
+      },
       'rate-limited': rateLimited,
     },
   },
@@ -78,12 +131,18 @@ export const authOperations: ApiOperation[] = [
     tag: 'auth',
     summary: 'Revoke a token (RFC 7009): sign out',
     description:
-      'A refresh token ends its session: its refresh tokens and every access token issued in it are refused from then on. An access token is refused from then until it expires. The answer is the same whether or not the token was known, valid or already revoked; an unknown `token_type_hint` is ignored.',
+      'A refresh token ends its session: its refresh tokens and every access token issued in it are refused from then on. An access token is refused from then until it expires. The answer is the same whether or not the token was known, valid or already revoked; an unknown `token_type_hint` is ignored, and so are parameters the endpoint does not know (`client_id` among them: every client is public).',
     body: { schema: revocationRequest, media: ['json', 'form'] },
     responses: {
       200: { description: 'Revoked, or nothing to revoke.', headers: { 'Cache-Control': 'no-store' } },
     },
-    problems: { 'rate-limited': rateLimited },
+    problems: {
+      'validation-failed': {
+        when: 'The token is missing or invalid, the body is malformed, or the path or query string has a percent-escape that does not decode: `error` is `invalid_request` (RFC 7009, section 2.2.1), and errors lists each field (100 at most).',
+        body: revocationProblem,
+      },
+      'rate-limited': rateLimited,
+    },
   },
   {
     method: 'get',

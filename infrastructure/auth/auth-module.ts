@@ -7,6 +7,7 @@ import type { Accounts } from './accounts.ts';
 import type { AuthConfig } from './auth-config.ts';
 import { createAuthenticator } from './authenticator.ts';
 import { createLoginRateLimiter } from './login-rate-limiter.ts';
+import { tokenEndpointProblems } from './oauth-errors.ts';
 import { createPasswordChecks, defaultPasswordCheckLimits } from './password-checks.ts';
 import type { RefreshTokenStore } from './refresh-tokens.ts';
 import { sessionRoutes, type AuthorizeSessions } from './session-routes.ts';
@@ -79,6 +80,7 @@ export const createAuthModule = ({
       sessionRoutes({ sessions, authenticator, authorize }),
     ],
     paths: ['/auth', '/users/me/sessions', '/.well-known'],
+    problemDialects: [tokenEndpointProblems],
     // Tokens and one's sessions: never for a shared cache.
     cachePolicy: { privatePaths: ['/auth/', '/users/me/sessions'] },
   };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import { UnauthorizedError } from '../http/api-error.ts';
 import { accessTokenLifetimeSeconds, type AccessTokenIssuer } from './access-tokens.ts';
+import { invalidGrant } from './oauth-errors.ts';
 import { createDecoyCheck, verifyPassword } from './passwords.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-tokens.ts';
 import type { Sessions } from './sessions.ts';
@@ -20,8 +20,6 @@ export const refreshTokenLifetimeMs = 30 * 24 * 3600 * 1000;
 
 export const hashRefreshToken = (token: string): string =>
   createHash('sha256').update(token).digest('base64url');
-
-const rejected = (detail: string) => new UnauthorizedError(detail, { invalidToken: true });
 
 /** Who asks for tokens: shown in the user's list of sessions. */
 export type TokenClient = { address: string | null; userAgent: string | null };
@@ -82,29 +80,29 @@ export const createTokenService = ({
     async passwordGrant(username: string, password: string, client: TokenClient): Promise<TokenResponse> {
       const user = await users.findByEmail(username);
       const valid = user ? await verifyPassword(password, user.passwordHash) : await decoyCheck(password);
-      if (!user || !valid || user.disabled) throw rejected('The username or password is wrong.');
+      if (!user || !valid || user.disabled) throw invalidGrant('The username or password is wrong.');
       return issue(user, { familyId: newId(), sessionStartedAt: clock.now().toISOString() }, client);
     },
 
     async refresh(refreshToken: string, client: TokenClient): Promise<TokenResponse> {
       const record = await refreshTokens.find(hashRefreshToken(refreshToken));
       const now = clock.now().toISOString();
-      if (!record || record.familyRevokedAt !== null) throw rejected('The refresh token is invalid.');
+      if (!record || record.familyRevokedAt !== null) throw invalidGrant('The refresh token is invalid.');
       if (record.usedAt !== null) {
         // Someone presents a token that was exchanged already: one of the two holders is not its owner.
         await sessions.end(record.userId, record.familyId);
-        throw rejected('The refresh token was used already; its session is revoked.');
+        throw invalidGrant('The refresh token was used already; its session is revoked.');
       }
-      if (record.expiresAt <= now) throw rejected('The refresh token has expired.');
+      if (record.expiresAt <= now) throw invalidGrant('The refresh token has expired.');
       const user = await users.findById(record.userId);
       if (!user || user.disabled) {
         await sessions.end(record.userId, record.familyId);
-        throw rejected('The refresh token is invalid.');
+        throw invalidGrant('The refresh token is invalid.');
       }
       if (!(await refreshTokens.markUsed(record.tokenHash, now))) {
         // Lost a race against another exchange of the same token: that is a reuse too.
         await sessions.end(record.userId, record.familyId);
-        throw rejected('The refresh token was used already; its session is revoked.');
+        throw invalidGrant('The refresh token was used already; its session is revoked.');
       }
       return issue(user, record, client);
     },

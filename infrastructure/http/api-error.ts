@@ -27,13 +27,17 @@ export const validationFailed = (errors: FieldError[], detail = 'The request dat
   new ApiError('validation-failed', detail, { extensions: { errors } });
 
 /**
- * 401. `invalidToken` is false only when the request carried no credentials at all: RFC 6750 section 3.1
- * then leaves the error attribute out of the challenge. The realm is added by the error middleware.
+ * 401. `invalidToken` is false when the request carried no access token at all (none sent, or a token
+ * endpoint refusing a password or a refresh token): RFC 6750 section 3.1 then leaves the error attribute out
+ * of the challenge. The realm is added by the error middleware.
  */
 export class UnauthorizedError extends ApiError {
   readonly invalidToken: boolean;
-  constructor(detail: string, { invalidToken }: { invalidToken: boolean }) {
-    super('unauthorized', detail);
+  constructor(
+    detail: string,
+    { invalidToken, extensions }: { invalidToken: boolean; extensions?: Record<string, unknown> },
+  ) {
+    super('unauthorized', detail, extensions ? { extensions } : {});
     this.invalidToken = invalidToken;
   }
 }

@@ -16,6 +16,7 @@ import {
   notFoundHandler,
   problemTypeDocs,
   type ErrorMapper,
+  type ProblemDialect,
   type ProblemSettings,
 } from './problem-details.ts';
 import { readinessRoutes } from './readiness-routes.ts';
@@ -39,6 +40,7 @@ export type HttpAppOptions = {
   /** What GET /ready checks. */
   readiness: Readiness;
   errorMappers?: readonly ErrorMapper[];
+  problemDialects?: readonly ProblemDialect[];
   /** Express's `trust proxy`: whom to believe about the client address (X-Forwarded-For). */
   trustProxy?: boolean | number | string;
   /**
@@ -120,6 +122,7 @@ export const createHttpApp = ({
   peerMetrics = {},
   readiness,
   errorMappers = [],
+  problemDialects = [],
   trustProxy = false,
   loadShedding,
   bodyTimeoutMs = 10_000,
@@ -151,6 +154,6 @@ export const createHttpApp = ({
   app.use(readinessRoutes(readiness), metricsRoutes(metrics, { peers: peerMetrics }));
   app.get(`${new URL(problems.errorTypeBase).pathname.replace(/\/$/, '')}/:kind`, problemTypeDocs);
   app.use(notFoundHandler(problems.errorTypeBase));
-  app.use(errorHandler(problems, logger, errorMappers));
+  app.use(errorHandler(problems, logger, errorMappers, problemDialects));
   return app;
 };

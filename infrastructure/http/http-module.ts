@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { ReadinessCheck } from '../operations/readiness.ts';
-import type { ErrorMapper } from './problem-details.ts';
+import type { ErrorMapper, ProblemDialect } from './problem-details.ts';
 
 /**
  * Which paths' answers a shared cache may keep (docs/caching.md): a feature names its own. A prefix covers itself
@@ -28,6 +28,8 @@ export type HttpModule = {
    */
   paths?: readonly string[];
   errorMappers?: readonly ErrorMapper[];
+  /** What the problems of some of its paths add (the token endpoints' RFC 6749 error members). */
+  problemDialects?: readonly ProblemDialect[];
   cachePolicy?: CachePolicy;
   readinessChecks?: Record<string, ReadinessCheck>;
   stop?: () => Promise<void> | void;

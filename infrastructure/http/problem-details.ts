@@ -143,17 +143,27 @@ const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError |
   return undefined;
 };
 
+/**
+ * What the problems of some paths say beside their kind, whatever raised them (their routes, or the layers
+ * before: a malformed body, an undecodable URL): the token endpoints add RFC 6749's error members. `paths`
+ * are exact request paths.
+ */
+export type ProblemDialect = { paths: readonly string[]; refine: (error: ApiError) => ApiError };
+
 /** The one place errors become HTTP answers. Route handlers never catch. */
 export const errorHandler =
   (
     { errorTypeBase, realm }: ProblemSettings,
     logger: Logger,
     mappers: readonly ErrorMapper[] = [],
+    dialects: readonly ProblemDialect[] = [],
   ): ErrorRequestHandler =>
   (error: unknown, request, response, next) => {
     if (response.headersSent) return next(error);
     const instance = request.path;
-    const apiError = asApiError(error, mappers);
+    const known = asApiError(error, mappers);
+    const dialect = dialects.find(({ paths }) => paths.includes(instance));
+    const apiError = known && dialect ? dialect.refine(known) : known;
     if (!apiError) {
       logger.error({ err: error, method: request.method, path: instance }, 'request failed');
       return sendProblem(

@@ -73,6 +73,7 @@ export const startHttpService = async ({
       publicPaths: modules.flatMap((module) => module.cachePolicy?.publicPaths ?? []),
     },
     errorMappers: modules.flatMap((module) => module.errorMappers ?? []),
+    problemDialects: modules.flatMap((module) => module.problemDialects ?? []),
     loadShedding: loadShedding.middleware,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     metrics,

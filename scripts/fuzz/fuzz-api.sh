@@ -12,7 +12,8 @@ schemathesis_version=4.32.5
 venv=${FUZZ_VENV:-.venv-fuzz}
 examples=${FUZZ_EXAMPLES:-50}
 seed=${FUZZ_SEED:-20261122}
-node=node_modules/.bin/node
+# shellcheck source=../lib/embedded-service.sh
+source scripts/lib/embedded-service.sh
 
 if [[ ! -x "$venv/bin/schemathesis" ]] || [[ "$("$venv/bin/schemathesis" --version)" != *"$schemathesis_version"* ]]; then
   echo "[fuzz] installing schemathesis $schemathesis_version into $venv"
@@ -20,19 +21,8 @@ if [[ ! -x "$venv/bin/schemathesis" ]] || [[ "$("$venv/bin/schemathesis" --versi
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version"
 fi
 
-data_dir=$(mktemp -d)
-port=$("$node" -e "const s=require('node:net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
-base="http://127.0.0.1:$port"
+embedded_service_prepare
 password="fuzz-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-log="$data_dir/service.log"
-
-cleanup() {
-  [[ -n "${service_pid:-}" ]] && kill "$service_pid" 2>/dev/null && wait "$service_pid" 2>/dev/null || true
-  rm -rf "$data_dir"
-}
-trap cleanup EXIT
-
-export DATA_DIR="$data_dir" PORT="$port" PUBLIC_BASE_URL="$base" SEED_DEMO_USERS=false LOG_LEVEL=warn
 # Webhook URLs on loopback, such as the one registered below, are allowed (as in the embedded demo).
 export WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
 # Webhook hosts the fuzzer makes up resolve nowhere, at once: no DNS server answers on this port.
@@ -44,13 +34,7 @@ printf '%s' "$password" | "$node" cli/admin.ts user:add --email fuzz-admin@shop.
 FUZZ_REMOVABLE_USER_ID=$(printf '%s' "$password" | "$node" cli/admin.ts user:add --email fuzz-removable@shop.example \
   --password-stdin --role customer --name 'Fuzz Removable' | awk '{print $2}')
 
-"$node" embedded/main.ts > "$log" 2>&1 &
-service_pid=$!
-for _ in $(seq 1 100); do
-  curl -fs "$base/health" > /dev/null && break
-  sleep 0.1
-done
-curl -fs "$base/health" > /dev/null || { cat "$log"; echo "[fuzz] the service did not start"; exit 1; }
+embedded_service_start fuzz
 
 sign_in() {
   curl -fs "$base/auth/token" -H 'Content-Type: application/json' \

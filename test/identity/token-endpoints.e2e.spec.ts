@@ -20,15 +20,33 @@ const refresh = (refreshToken: string) =>
   postJson(`${service.url}/auth/token/refresh`, { refresh_token: refreshToken });
 const grant = (user: TestUser) => ({ grant_type: 'password', username: user.email, password: user.password });
 
+/**
+ * A refused password or refresh token: 401 problem details with RFC 6749's invalid_grant, and a challenge
+ * without error="invalid_token" (no access token was presented).
+ */
 const expectUnauthorized = async (response: Response) => {
   expect(response.status).toBe(401);
-  expect(response.headers.get('www-authenticate')).toBe(
-    'Bearer realm="order-service", error="invalid_token"',
-  );
+  expect(response.headers.get('www-authenticate')).toBe('Bearer realm="order-service"');
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(await problemOf(response)).toMatchObject({
     type: 'https://orders.example/problems/unauthorized',
     status: 401,
+    error: 'invalid_grant',
+    error_description: expect.stringMatching(/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/),
   });
+};
+
+/** A 400 of a token endpoint: validation-failed problem details carrying RFC 6749's error code. */
+const expectBadRequest = async (response: Response, error: string, fields: string[]) => {
+  expect(response.status).toBe(400);
+  const problem = await problemOf(response);
+  expect(problem).toMatchObject({
+    type: 'https://orders.example/problems/validation-failed',
+    status: 400,
+    error,
+    error_description: expect.stringMatching(/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/),
+  });
+  expect(problem.errors!.map(({ field }) => field)).toEqual(fields);
 };
 
 describe('POST /auth/token (password grant)', () => {
@@ -73,7 +91,7 @@ describe('POST /auth/token (password grant)', () => {
     expect(response.status).toBe(200);
   });
 
-  it('answers a wrong password and an unknown user alike: 401 with a Bearer challenge', async () => {
+  it('answers a wrong password and an unknown user alike: 401 invalid_grant with a Bearer challenge', async () => {
     await expectUnauthorized(await token({ ...grant(customer), password: 'wrong' }));
     await expectUnauthorized(await token({ ...grant(customer), username: 'nobody@shop.example' }));
   });
@@ -92,13 +110,13 @@ describe('bad input to the token endpoints: 4xx problem details, never 500', () 
       '{"grant_type": "password",',
       [{ field: 'body', message: 'malformed JSON, or not an object or array' }],
     ],
-    ['missing fields', {}, ['grant_type', 'username', 'password']],
+    ['missing fields', {}, ['grant_type']],
+    ['a password grant without its fields', { grant_type: 'password' }, ['username', 'password']],
     [
       'an unknown grant type',
       { grant_type: 'client_credentials', username: 'a', password: 'b' },
       ['grant_type'],
     ],
-    ['an extra field', { grant_type: 'password', username: 'a', password: 'b', scope: 'all' }, ['scope']],
     ['wrong types', { grant_type: 'password', username: 42, password: ['x'] }, ['username', 'password']],
     [
       'absurdly long strings',
@@ -114,6 +132,10 @@ describe('bad input to the token endpoints: 4xx problem details, never 500', () 
       title: 'Bad Request',
       status: 400,
       instance: '/auth/token',
+      error:
+        (body as { grant_type?: string }).grant_type === 'client_credentials'
+          ? 'unsupported_grant_type'
+          : 'invalid_request',
     });
     const expected = (fields as unknown[]).map((field) => (typeof field === 'string' ? { field } : field));
     expect(problem.errors).toEqual(expected.map((field) => expect.objectContaining(field)));
@@ -187,12 +209,114 @@ describe('POST /auth/token/refresh', () => {
     await expectUnauthorized(await refresh(tokens.refresh_token));
   });
 
-  it('answers 400 for a missing refresh_token', async () => {
+  it('answers 400 invalid_request for a missing refresh_token', async () => {
     const response = await postJson(`${service.url}/auth/token/refresh`, { token: 'x' });
-    expect(response.status).toBe(400);
-    expect((await problemOf(response)).errors).toEqual([
-      { field: 'refresh_token', message: expect.any(String) },
-      { field: 'token', message: 'unknown field' },
-    ]);
+    await expectBadRequest(response, 'invalid_request', ['refresh_token']);
+  });
+});
+
+/**
+ * What standard OAuth 2 clients send (RFC 6749): form bodies with client_id (every client is public) and
+ * parameters the service does not know, which it ignores; empty values count as omitted.
+ */
+describe('the token endpoints as standard OAuth 2 clients call them', () => {
+  const form = (path: string, fields: Record<string, string>) => postForm(`${service.url}${path}`, fields);
+  const tokensOf = async (response: Response) => {
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('pragma')).toBe('no-cache');
+    return (await response.json()) as { access_token: string; refresh_token: string };
+  };
+
+  it('signs in with client_id, an empty scope and resource, which are ignored', async () => {
+    const response = await form('/auth/token', {
+      ...grant(customer),
+      client_id: 'demo',
+      scope: '',
+      resource: 'https://orders.example/',
+    });
+    const tokens = await tokensOf(response);
+    const me = await fetch(`${service.url}/users/me`, {
+      headers: { Authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(me.status).toBe(200);
+  });
+
+  it('refreshes at POST /auth/token with grant_type=refresh_token: the pair rotates, the old token is spent', async () => {
+    const first = await service.login(customer);
+    const second = await tokensOf(
+      await form('/auth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: 'demo',
+        scope: '',
+      }),
+    );
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    const me = await fetch(`${service.url}/users/me`, {
+      headers: { Authorization: `Bearer ${second.access_token}` },
+    });
+    expect(me.status).toBe(200);
+    // Reuse detection as at /auth/token/refresh: the spent token is refused, and its family with it.
+    await expectUnauthorized(
+      await form('/auth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }),
+    );
+    await expectUnauthorized(await refresh(second.refresh_token));
+  });
+
+  it('refreshes at POST /auth/token/refresh with grant_type=refresh_token and client_id', async () => {
+    const first = await service.login(customer);
+    await tokensOf(
+      await form('/auth/token/refresh', {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: 'demo',
+      }),
+    );
+  });
+
+  it('answers a bad refresh token at POST /auth/token with 401 invalid_grant', async () => {
+    await expectUnauthorized(
+      await form('/auth/token', { grant_type: 'refresh_token', refresh_token: 'not-a-token-we-issued' }),
+    );
+  });
+
+  it('takes an empty value for omitted: 400 invalid_request naming the field', async () => {
+    await expectBadRequest(
+      await form('/auth/token', { grant_type: 'password', username: customer.email, password: '' }),
+      'invalid_request',
+      ['password'],
+    );
+    await expectBadRequest(
+      await form('/auth/token/refresh', {
+        grant_type: 'refresh_token',
+        refresh_token: '',
+        client_id: 'demo',
+      }),
+      'invalid_request',
+      ['refresh_token'],
+    );
+  });
+
+  it('answers a grant type an endpoint does not take with 400 unsupported_grant_type', async () => {
+    await expectBadRequest(
+      await form('/auth/token', { grant_type: 'client_credentials', client_id: 'demo' }),
+      'unsupported_grant_type',
+      ['grant_type'],
+    );
+    await expectBadRequest(
+      await form('/auth/token/refresh', { ...grant(customer) }),
+      'unsupported_grant_type',
+      ['grant_type'],
+    );
+  });
+
+  it('answers a body that does not parse with 400 invalid_request', async () => {
+    await expectBadRequest(await token('{"grant_type": "password",'), 'invalid_request', ['body']);
+    await expectBadRequest(
+      await postJson(`${service.url}/auth/token/refresh`, '{"refresh_token": '),
+      'invalid_request',
+      ['body'],
+    );
   });
 });

@@ -119,12 +119,33 @@ describe('managing tokens: revocation and sessions', () => {
       expect((await refresh(tokens)).status).toBe(401);
     });
 
-    it('400 without a token', async () => {
+    it('400 invalid_request without a token, or with an empty one (RFC 7009, section 2.2.1)', async () => {
       const response = await postJson(`${service.url}/auth/revoke`, { token_type_hint: 'access_token' });
       expect(response.status).toBe(400);
       expect(await problemOf(response)).toMatchObject({
         errors: [{ field: 'token', message: expect.any(String) }],
+        error: 'invalid_request',
+        error_description: expect.any(String),
       });
+      const empty = await postForm(`${service.url}/auth/revoke`, { token: '', client_id: 'demo' });
+      expect(empty.status).toBe(400);
+      expect(await problemOf(empty)).toMatchObject({
+        errors: [{ field: 'token', message: expect.any(String) }],
+        error: 'invalid_request',
+      });
+    });
+
+    it('ignores client_id and other parameters it does not know, as standard clients send them', async () => {
+      const user = await service.addUser(['customer']);
+      const tokens = await signIn(user, 'oauth client');
+      const revoked = await postForm(`${service.url}/auth/revoke`, {
+        token: tokens.refresh_token,
+        token_type_hint: '',
+        client_id: 'demo',
+        scope: '',
+      });
+      expect(revoked.status).toBe(200);
+      expect((await refresh(tokens)).status).toBe(401);
     });
   });
 

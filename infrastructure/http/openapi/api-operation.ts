@@ -41,7 +41,7 @@ const responseHeaders = {
   },
   'WWW-Authenticate': {
     description:
-      'The bearer challenge: on 401 `Bearer realm="<realm>", error="invalid_token"` (no error attribute when no credentials were sent); on 403 `Bearer realm="<realm>", error="insufficient_scope"`.',
+      'The bearer challenge: on 401 `Bearer realm="<realm>", error="invalid_token"` (no error attribute when no access token was sent, as on the token endpoints, whose 401 refuses a password or a refresh token); on 403 `Bearer realm="<realm>", error="insufficient_scope"`.',
     schema: { type: 'string', pattern: '^Bearer realm=' },
   },
 } satisfies Record<string, { description: string; schema: HeaderSchema }>;
