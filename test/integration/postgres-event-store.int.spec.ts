@@ -57,7 +57,7 @@ describe('PostgreSQL event log (EVENT_LOG_URL of scripts/services.sh)', () => {
       const naive = await raw`SELECT stream_id, position::text AS pos FROM event_log.events
         WHERE position >= ${taken!['pos']}::bigint ORDER BY position`;
       expect(naive.map((row) => row['stream_id'])).toEqual([early]);
-      // This log shows neither until the older transaction ends.
+      // This log shows neither until the older transaction ends (a read waits a moment for it, then answers).
       expect(await store.readAll({ after: head, maxCount: 10 })).toEqual([]);
 
       await slow`COMMIT`;
@@ -66,6 +66,23 @@ describe('PostgreSQL event log (EVENT_LOG_URL of scripts/services.sh)', () => {
       expect(seen).toEqual([late, early]);
       const all = await store.readAll({ after: head, maxCount: 10 });
       expect(all.map((event) => event.streamId)).toEqual([late, early]);
+    });
+
+    it('a read right after an append shows it, though an unrelated transaction was open a moment longer', async () => {
+      const before = (await store.headPosition()) ?? 0n;
+      // Another client's short transaction, begun before the append (it holds back what followers see).
+      const other = await raw.reserve();
+      await other`BEGIN`;
+      await other`SELECT pg_current_xact_id()`;
+      const streamId = uniqueStreamId('mine');
+      const appended = await store.appendToStream(streamId, [anEvent('Mine')], {
+        expectedRevision: 'no-stream',
+      });
+      // Every token a command hands out is at most the head, in sight or not: no "beyond the end" for it.
+      expect(await store.headPosition()).toBe(appended.position);
+      const reading = store.readAll({ after: before, maxCount: 10 });
+      setTimeout(() => void other`COMMIT`.then(() => other.release()), 100);
+      expect((await reading).map((event) => event.streamId)).toEqual([streamId]);
     });
 
     it('16 concurrent appenders and a live follower: every event once, positions only increasing', async () => {

@@ -64,8 +64,10 @@ const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   position: packPosition(row[0], row[1]),
 });
 
-/** How soon a subscription looks again for an append it was told of but cannot see yet; doubled each time. */
+/** How soon a reader looks again for an append it knows of but cannot see yet; doubled each time. */
 const firstRetryMs = 2;
+/** How long a read of the log waits for what was committed before it to come in sight. */
+const settleLimitMs = 1000;
 
 /** The events as one JSON array parameter: one value to send however many events the append has. */
 const toRecordset = (events: readonly EventToAppend[]): string =>
@@ -132,6 +134,27 @@ export const createPostgresEventStore = async ({
     return { nextExpectedRevision: last, position: packPosition(row.tx, row.pos) };
   };
 
+  /**
+   * Waits until every append committed before the call is in sight (no transaction older than it is still
+   * open), for at most `settleLimitMs`: a read of the log then shows what the reader itself just appended,
+   * as on the other logs. Open transactions last milliseconds; one left open longer is waited for no more.
+   */
+  const committedInSight = async () => {
+    const [head] = await whileReachable(
+      () => sql`SELECT tx::text, tx < pg_snapshot_xmin(pg_current_snapshot()) AS in_sight FROM
+        (SELECT transaction_id AS tx FROM event_log.events ORDER BY transaction_id DESC LIMIT 1) AS head`,
+    );
+    if (head === undefined || head['in_sight'] === true) return;
+    const started = Date.now();
+    for (let delayMs = firstRetryMs; Date.now() - started < settleLimitMs; delayMs *= 2) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const [row] = await whileReachable(
+        () => sql`SELECT ${head['tx']}::xid8 < pg_snapshot_xmin(pg_current_snapshot()) AS in_sight`,
+      );
+      if (row?.['in_sight'] === true) return;
+    }
+  };
+
   const readAfter = async (after: GlobalPosition, maxCount: number): Promise<RecordedEvent[]> => {
     const [transactionId, position] = unpackPosition(after);
     const rows = await whileReachable(() =>
@@ -169,9 +192,13 @@ export const createPostgresEventStore = async ({
       return (rows as unknown as EventRow[]).map(toStreamEvent);
     },
 
-    readAll: ({ after = 0n, maxCount }) => readAfter(after, maxCount),
+    async readAll({ after = 0n, maxCount }) {
+      await committedInSight();
+      return readAfter(after, maxCount);
+    },
 
     async readAllBackwards({ before, maxCount }) {
+      await committedInSight();
       const [transactionId, position] = unpackPosition(before ?? (1n << 128n) - 1n);
       const rows = await whileReachable(() =>
         sql`SELECT ${columns} FROM event_log.events
@@ -214,10 +241,11 @@ export const createPostgresEventStore = async ({
       }
     },
 
+    // The last event committed, in sight or not yet: every position an append returned is at most this.
     async headPosition() {
       const [row] = await whileReachable(
         () => sql`SELECT transaction_id::text AS tx, position::text AS pos
-        FROM event_log.events WHERE ${visible} ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+        FROM event_log.events ORDER BY transaction_id DESC, position DESC LIMIT 1`,
       );
       return row === undefined ? null : packPosition(row['tx'], row['pos']);
     },
