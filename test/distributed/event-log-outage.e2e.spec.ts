@@ -35,6 +35,10 @@ describe('the distributed mode while its PostgreSQL event log is out of reach', 
   it('answers writes 503 with Retry-After, keeps serving reads, and takes writes again once it is back', async () => {
     const before = await customer.placeOrder();
     const addressId = await customer.addAddress();
+    const projected = await customer.get(`/orders/${before.order.id}`, {
+      'Consistency-Token': before.consistencyToken,
+    });
+    expect(projected.status).toBe(200);
 
     await proxy.cut();
     const refused = await customer.post('/orders', {
