@@ -48,7 +48,13 @@ export const pollUntil = async <T>(
 
 const childEnv = (dataDir: string, port: number, env: Record<string, string>) => {
   // The integration servers may be exported in the environment: the embedded default uses none of them.
-  const { MONGODB_URL: _mongo, KAFKA_BROKERS: _kafka, EVENTSTORE_URL: _esdb, ...inherited } = process.env;
+  const {
+    MONGODB_URL: _mongo,
+    KAFKA_BROKERS: _kafka,
+    EVENTSTORE_URL: _esdb,
+    EVENT_LOG_URL: _postgresLog,
+    ...inherited
+  } = process.env;
   return {
     ...inherited,
     DATA_DIR: dataDir,
