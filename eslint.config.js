@@ -123,7 +123,17 @@ export const folderBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.venv-fuzz/**', '.probe/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      '.venv-fuzz/**',
+      '.venv-integrators/**',
+      '.integrators/**',
+      '.probe/**',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

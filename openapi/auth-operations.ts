@@ -52,6 +52,8 @@ export const authOperations: ApiOperation[] = [
     operationId: 'createToken',
     tag: 'auth',
     summary: 'Sign in: exchange a username and password for tokens',
+    description:
+      'The OAuth 2.0 password grant (RFC 6749, section 4.3), as JSON or form-encoded: an access token (a JWT, 1 hour) to send as `Authorization: Bearer`, and a refresh token for POST /auth/token/refresh.',
     body: { schema: passwordGrant, media: ['json', 'form'] },
     responses: { 200: tokens('An access token and a refresh token.') },
     problems: { unauthorized: 'Wrong username or password.', 'rate-limited': rateLimited },
@@ -91,6 +93,8 @@ export const authOperations: ApiOperation[] = [
     operationId: 'getSigningKeys',
     tag: 'auth',
     summary: 'The public keys that verify access tokens (JWKS)',
+    description:
+      'The public key of the key pair that signs access tokens (RS256), named by `kid`: any service verifies tokens with it, without asking this one.',
     responses: {
       200: {
         description: 'A JSON Web Key Set.',
