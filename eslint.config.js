@@ -124,7 +124,16 @@ export const folderBoundaries = [
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'data/**', 'coverage/**', '.venv-fuzz/**', '.venv-clients/**', '.probe/**'],
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      '.venv-fuzz/**',
+      '.venv-clients/**',
+      '.venv-integrators/**',
+      '.integrators/**',
+      '.probe/**',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,

@@ -150,6 +150,8 @@ export const authOperations: ApiOperation[] = [
     operationId: 'getSigningKeys',
     tag: 'auth',
     summary: 'The public keys that verify access tokens (JWKS)',
+    description:
+      'The public key of the key pair that signs access tokens (RS256), named by `kid`: any service verifies tokens with it, without asking this one.',
     responses: {
       200: {
         description: 'A JSON Web Key Set.',

@@ -23,6 +23,8 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     operationId: 'getIndex',
     tag: 'operations',
     summary: 'Where to start: links to the API reference, this document, the probes and the catalogue',
+    description:
+      'The service’s name and a link to each starting point, by name; it changes only with a release.',
     responses: {
       200: {
         description: 'The index.',
@@ -38,6 +40,8 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     operationId: 'getHealth',
     tag: 'operations',
     summary: 'Liveness: the process is up and serving HTTP',
+    description:
+      'Answers as long as the process serves HTTP, whatever its stores do: for an orchestrator deciding whether to restart it. Never refused by load shedding.',
     responses: {
       200: {
         description: 'Alive.',
@@ -52,6 +56,8 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     operationId: 'getReadiness',
     tag: 'operations',
     summary: 'Readiness: stores reachable, projections within a bound of the log head',
+    description:
+      'For a load balancer deciding whether to send it traffic: 200 when every check passes, 503 with the checks otherwise. Never refused by load shedding.',
     responses: {
       200: {
         description: 'Ready to serve.',
@@ -94,6 +100,8 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     operationId: 'getOpenApiDocument',
     tag: 'operations',
     summary: 'This document (OpenAPI 3.1)',
+    description:
+      'Its server is PUBLIC_BASE_URL (default http://localhost:PORT). The reference at /docs shows it with the address the page was opened on as its server instead.',
     responses: {
       200: {
         description: 'The document.',
@@ -109,6 +117,8 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     operationId: 'getApiReference',
     tag: 'operations',
     summary: 'The interactive API reference (served by the service itself; works offline)',
+    description:
+      'Swagger UI over /openapi.json, loading nothing from elsewhere. “Try it out” sends its requests to the address the page was opened on, whatever PUBLIC_BASE_URL says.',
     responses: {
       200: {
         description: 'An HTML page.',
@@ -143,6 +153,8 @@ export const operationsEndpoints = (problemTypesPath: string): ApiOperation[] =>
     operationId: 'getProblemType',
     tag: 'operations',
     summary: 'What a problem type means: where the `type` URI of a problem leads',
+    description:
+      'The `type` of every problem answered is `{ERROR_TYPE_BASE}/{kind}`, this path by default: its status, title and what it means.',
     params: z.object({ kind: z.enum(Object.keys(problemKinds) as [string, ...string[]]) }),
     responses: {
       200: {

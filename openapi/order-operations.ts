@@ -222,7 +222,12 @@ export const orderOperations: ApiOperation[] = [
     access: accessDescription('getOrder'),
     params: orderPath,
     query: z.object({
-      revision: revisionQuery.optional().meta({ description: 'A stream revision, from 0.' }),
+      revision: revisionQuery.optional().meta({
+        description: 'A stream revision, from 0.',
+        type: 'integer',
+        minimum: 0,
+        maximum: 999_999_999,
+      }),
     }),
     headers: consistencyTokenHeader,
     responses: {

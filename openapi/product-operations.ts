@@ -83,6 +83,19 @@ const searchHeaders = {
   'Surrogate-Key': 'search',
 } as const;
 
+/**
+ * The product id of /products/{id}...: an integer, as a product's `id` is, so that a generated client takes
+ * one as it is. The service reads it in its canonical form only (no sign, no leading zero: one product,
+ * one URL), as every client writes an integer.
+ */
+const productIdParams = z.object({
+  id: z
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .meta({ description: 'A product id: a positive integer, written without sign or leading zeros.' }),
+});
+
 const notModified = (headers: ApiResponse['headers']): ApiResponse => ({
   description: 'Not modified: the client’s copy is current. No body; the caching headers are repeated.',
   ...(headers ? { headers } : {}),
@@ -112,12 +125,9 @@ export const productOperations: ApiOperation[] = [
     operationId: 'getProduct',
     tag: 'products',
     summary: 'Read a product',
-    params: z.object({
-      id: z
-        .string()
-        .regex(/^[1-9]\d{0,15}$/)
-        .meta({ description: 'A positive integer.' }),
-    }),
+    description:
+      'Its name, price and update time. Cached 300 s by browsers and shared caches alike (`Surrogate-Key: product-<id>`, purged when an import changes it); `Last-Modified` and the ETag answer conditional requests.',
+    params: productIdParams,
     responses: {
       200: {
         description: 'The product.',
@@ -139,12 +149,7 @@ export const productOperations: ApiOperation[] = [
     summary: 'Query a product’s stock',
     description:
       'How many units may be ordered now. POST /orders refuses a line asking for more than this. Stock is set by the catalogue import (the admin backend); orders do not reserve it.',
-    params: z.object({
-      id: z
-        .string()
-        .regex(/^[1-9]\d{0,15}$/)
-        .meta({ description: 'A positive integer.' }),
-    }),
+    params: productIdParams,
     responses: {
       200: {
         description: 'The stock level.',
@@ -180,6 +185,8 @@ export const productOperations: ApiOperation[] = [
     operationId: 'getCategory',
     tag: 'products',
     summary: 'Read a category and its products',
+    description:
+      'The category’s name and its products’ ids and names. Shared caches may keep it 300 s (`Surrogate-Key: category-<id>`, purged when an import changes it).',
     params: z.object({
       id: z
         .string()
@@ -192,7 +199,7 @@ export const productOperations: ApiOperation[] = [
         body: category.extend({ products: z.array(productSummary) }).meta({ id: 'CategoryWithProducts' }),
         headers: { ETag: true, 'Cache-Control': 'public, s-maxage=300', 'Surrogate-Key': true },
       },
-      304: notModified({ ETag: true, 'Surrogate-Key': true }),
+      304: notModified({ ETag: true, 'Cache-Control': 'public, s-maxage=300', 'Surrogate-Key': true }),
     },
     problems: {
       'validation-failed': 'The id is not a category id.',

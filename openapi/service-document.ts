@@ -60,6 +60,7 @@ export const createServiceDocument = ({
     info: {
       title: 'Order and Product Service',
       version: '1.0.0',
+      license: { name: 'Apache License 2.0', identifier: 'Apache-2.0' },
       description: [
         'Orders, a read-only product catalogue, token authentication and webhook notifications.',
         `Errors are RFC 9457 problem details (application/problem+json) whose type is \`${errorTypeBase}/<kind>\`; following a type URI explains the kind.`,

@@ -76,7 +76,10 @@ export const registerWebhookEvents = (registry: OpenAPIRegistry): void => {
       tags: ['webhooks'],
       summary,
       description:
-        'Answer any 2xx within 10 s. Anything else is retried with exponential backoff (about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h), then dead-lettered; 410 Gone disables the subscription. One order’s events reach you in order.',
+        'Answer any 2xx within 10 s. Anything else is retried with exponential backoff (about 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h), then dead-lettered; 410 Gone disables the subscription. One order’s events reach you in order.\n\n' +
+        '**Authentication:** the service sends no credential of yours; it signs each request (Standard Webhooks). Verify `webhook-signature` with the subscription’s secret over `webhook-id`, `webhook-timestamp` and the raw body (any Standard Webhooks library does, refusing a timestamp far from your clock). Hence no security scheme here: OpenAPI’s schemes describe credentials a client presents, not a signature of the body.',
+      // The receiver checks the signature headers above, not a credential (see the description).
+      security: [],
       request: { headers: deliveryHeaders, body: { content: { 'application/json': { schema: body } } } },
       responses: { 200: { description: 'Received (any 2xx).' } },
     });

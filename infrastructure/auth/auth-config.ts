@@ -46,7 +46,9 @@ export const authEnvironment = {
     .transform((value) =>
       value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
     )
-    .describe("Express's `trust proxy` for X-Forwarded-For: false, true, a hop count, or addresses/CIDRs."),
+    .describe(
+      "Express's `trust proxy` for X-Forwarded-For and X-Forwarded-Proto (HSTS): false, true, a hop count, or addresses/CIDRs.",
+    ),
 };
 
 type AuthEnvironment = {

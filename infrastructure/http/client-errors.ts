@@ -2,9 +2,19 @@ import type { Socket } from 'node:net';
 import { problem } from './problem-details.ts';
 import type { ProblemKind } from './problem-kinds.ts';
 
+/** A method token and the space after it (RFC 9110, section 9; RFC 9112, section 3). */
+const methodToken = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ /;
+
 /** How Node's HTTP parser says a request cannot be read, and what the client is told. */
-const kindOf = (code: string | undefined): ProblemKind => {
+const kindOf = (code: string | undefined, rawPacket: unknown): ProblemKind => {
   switch (code) {
+    // A method Node's parser does not know (FOO, or get in lower case): 501, as RFC 9110 (section 9.1) asks
+    // of a method the server does not recognize. Bytes that are no method at all (a TLS handshake on the
+    // plain port, binary noise) stay a malformed request: 400.
+    case 'HPE_INVALID_METHOD':
+      return Buffer.isBuffer(rawPacket) && methodToken.test(rawPacket.subarray(0, 64).toString('latin1'))
+        ? 'not-implemented'
+        : 'validation-failed';
     case 'HPE_HEADER_OVERFLOW':
       return 'header-fields-too-large';
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
@@ -21,6 +31,8 @@ const details: Partial<Record<ProblemKind, string>> = {
   'payload-too-large': 'The request body is too large.',
   'request-timeout': 'The request did not arrive in time.',
   'validation-failed': 'The request is not well-formed HTTP/1.1.',
+  'not-implemented':
+    'The request method is not one the service knows (it knows GET, HEAD, POST, PATCH, DELETE and OPTIONS).',
 };
 
 /** A whole problem-details response as bytes for a socket, closing the connection. */
@@ -54,11 +66,11 @@ export const rawProblem = (
  */
 export const answerClientError =
   (errorTypeBase: string) =>
-  (error: Error & { code?: string }, socket: Socket): void => {
+  (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const kind = kindOf(error.code);
+    const kind = kindOf(error.code, error.rawPacket);
     socket.end(rawProblem(errorTypeBase, kind, details[kind]!));
   };

@@ -83,6 +83,13 @@ export const problemKinds = {
     title: 'Internal Server Error',
     description: 'The server failed to complete the request. Nothing about the failure is disclosed.',
   },
+  'not-implemented': {
+    status: 501,
+    title: 'Not Implemented',
+    description:
+      'The request method is not one the service knows (RFC 9110, section 9.1): it knows GET, HEAD, POST, ' +
+      'PATCH, DELETE and OPTIONS. A method it knows but a path does not take answers 405 with Allow instead.',
+  },
   'service-unavailable': {
     status: 503,
     title: 'Service Unavailable',

@@ -9,6 +9,8 @@ import type { RequestHandler } from 'express';
  */
 const helmetMiddleware = () =>
   helmet({
+    // Set per request below: only on a request that came over TLS.
+    strictTransportSecurity: false,
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -51,10 +53,21 @@ const headersOf = (middleware: RequestHandler): [string, string][] => {
   return [...headers];
 };
 
+/** helmet's default, a year for this host and its subdomains. */
+export const strictTransportSecurity = 'max-age=31536000; includeSubDomains';
+
+/**
+ * helmet's headers on every response; Strict-Transport-Security only on a request that came over TLS
+ * (RFC 6797, section 7.2: a host sends it over secure transport only, and a browser ignores it over plain
+ * HTTP). Express's `request.secure` says so: a TLS connection, or `X-Forwarded-Proto: https` from a proxy
+ * that TRUST_PROXY (the app's `trust proxy`) trusts. PUBLIC_BASE_URL plays no part: a request over plain
+ * HTTP gets none, whatever address the service advertises.
+ */
 export const securityHeaders = (): RequestHandler => {
   const headers = headersOf(helmetMiddleware());
-  return (_request, response, next) => {
+  return (request, response, next) => {
     for (const [name, value] of headers) response.setHeader(name, value);
+    if (request.secure) response.setHeader('Strict-Transport-Security', strictTransportSecurity);
     next();
   };
 };

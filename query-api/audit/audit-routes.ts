@@ -42,7 +42,9 @@ export const auditQuery = z.strictObject({
     .regex(/^\d+$/, 'must be a whole number')
     .transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1').max(1000, 'must be at most 1000'))
-    .prefault('100'),
+    .prefault('100')
+    // The document says what a client sends: an integer (read from the query string as its decimal digits).
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
 });
 
 /**

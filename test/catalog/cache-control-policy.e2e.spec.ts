@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { Router } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Listening } from '../../infrastructure/http/listen.ts';
@@ -29,7 +30,8 @@ describe('the Cache-Control rules of docs/caching.md, on every response, errors 
   });
 
   it('rule 3: /products, /categories, /search default to public, s-maxage=300 where the handler chose nothing', async () => {
-    expect(await cacheControlOf('/products/not-a-number')).toBe('public, s-maxage=300');
+    // A 404 too: it answers the URL, and an import that adds the product purges it (Surrogate-Key).
+    expect(await cacheControlOf('/products/999999')).toBe('public, s-maxage=300');
     expect(await cacheControlOf('/categories/toys')).toBe('public, s-maxage=300');
     // ... and keep what the handler chose
     expect(await cacheControlOf('/products')).toBe('public, s-maxage=60');
@@ -47,6 +49,16 @@ describe('the Cache-Control rules of docs/caching.md, on every response, errors 
     }
     // The same resource, unconditional, keeps its own.
     expect(await cacheControlOf('/products/1001/stock')).toBe('public, max-age=30, s-maxage=30');
+  });
+
+  it('a 400 on a public path is no-store: a request may be refused for its headers, not its URL', async () => {
+    // Shared for 300 s, a 400 would let one malformed request (two Host headers, say: the URL is fine) hide
+    // the URL from everyone behind the cache for 5 minutes; an id that cannot be one costs nothing to refuse.
+    for (const path of ['/products/not-a-number', '/products/0/stock', '/categories/Not_One', '/search']) {
+      const response = await fetch(`${service.url}${path}`);
+      expect(response.status, path).toBe(400);
+      expect(response.headers.get('cache-control'), path).toBe('no-store');
+    }
   });
 
   it('adds no Vary: nothing here negotiates its body', async () => {
@@ -80,5 +92,60 @@ describe('the Cache-Control rules of docs/caching.md, on every response, errors 
       });
       expect(JSON.stringify(problem)).not.toContain('hunter2');
     });
+  });
+});
+
+describe('answers for this client at this moment (408, 413, 429): never stored, whatever the path', () => {
+  let limited: TestService;
+  beforeAll(async () => {
+    // One request under way per client address: a second one at the same time is answered 429.
+    limited = await startTestService({ HTTP_MAX_REQUESTS_IN_FLIGHT_PER_CLIENT: '1' });
+  });
+  afterAll(() => limited.stop());
+
+  /** A request whose body never comes: it holds this client's one slot in a process until it is cut. */
+  const stalledUpload = (origin: string) =>
+    new Promise<Socket>((resolve, reject) => {
+      const { hostname, port } = new URL(origin);
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `POST /products HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
+            'Content-Length: 100\r\n\r\n{',
+          () => resolve(socket),
+        );
+      });
+      socket.on('error', reject);
+    });
+
+  it('a 429 on a catalogue path is no-store (a CDN would answer one client’s throttle to everyone), on a private one private, no-cache, no-store', async () => {
+    const { auth } = await limited.signIn(['customer']);
+    // Every API process (distributed: the command API and the query API, each directly) holds the slot.
+    const held = await Promise.all(limited.apiOrigins().map(stalledUpload));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const expected: Record<string, string> = {
+        '/products': 'no-store',
+        '/products/1001': 'no-store',
+        '/products/1001/stock': 'no-store',
+        '/categories': 'no-store',
+        '/categories/kitchen': 'no-store',
+        '/search?q=a': 'no-store',
+        '/orders': 'private, no-cache, no-store',
+        '/users/me': 'private, no-cache, no-store',
+      };
+      for (const [path, cacheControl] of Object.entries(expected)) {
+        const response = await fetch(`${limited.url}${path}`, { headers: auth });
+        expect(response.status, path).toBe(429);
+        expect(response.headers.get('retry-after'), path).toBe('1');
+        expect(response.headers.get('cache-control'), path).toBe(cacheControl);
+        expect((await problemOf(response)).type, path).toMatch(/\/rate-limited$/);
+      }
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+    // Once the stalled requests are gone, the client is served again, and the catalogue shared again.
+    await expect
+      .poll(async () => (await fetch(`${limited.url}/products/1001`)).headers.get('cache-control'))
+      .toBe('public, max-age=300, s-maxage=300');
   });
 });

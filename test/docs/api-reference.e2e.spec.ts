@@ -13,7 +13,7 @@ if (!available) {
   process.stderr.write(`[api-reference] skipped: ${reason}\n`);
 }
 
-/** A port free right now: the page sends requests to the document's server URL, which must be this one. */
+/** A port free right now, for a PUBLIC_BASE_URL that names the service's own port. */
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer();
@@ -30,7 +30,10 @@ describe.skipIf(!available)('GET /docs: the interactive API reference in headles
 
   beforeAll(async () => {
     const port = await freePort();
-    service = await startTestService({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+    // As `npm start` has it: the document's server is http://localhost:PORT, while the service logs (and
+    // people open) http://127.0.0.1:PORT. The page must send its requests to where it was opened.
+    service = await startTestService({ PORT: String(port), PUBLIC_BASE_URL: `http://localhost:${port}` });
+    expect(new URL(service.url).hostname).toBe('127.0.0.1');
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
   });
   afterAll(async () => {
@@ -38,10 +41,15 @@ describe.skipIf(!available)('GET /docs: the interactive API reference in headles
     await service?.stop();
   });
 
-  it('lists every operation of the document and sends a request from the page, loading nothing from elsewhere', async () => {
+  it('lists every operation of the document and sends a request from the page opened on 127.0.0.1 (the document’s server being localhost), loading nothing from elsewhere', async () => {
     const document = (await (await fetch(`${service.url}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
+      servers: { url: string }[];
     };
+    // What clients are generated from keeps PUBLIC_BASE_URL; only the page shows its own address.
+    expect(document.servers).toEqual([
+      { url: new URL(service.url).origin.replace('127.0.0.1', 'localhost') },
+    ]);
     const page = await browser.newPage();
     const elsewhere: string[] = [];
     const refused: string[] = [];
@@ -72,6 +80,10 @@ describe.skipIf(!available)('GET /docs: the interactive API reference in headles
     // Open one operation, fill in its parameter and execute it from the page ("Try it out").
     const operation = page.locator('#operations-products-getProduct');
     await operation.locator('.opblock-summary-control').click();
+    // The server the page offers is the one it was opened on.
+    expect(await page.locator('.servers select option').allInnerTexts()).toEqual([
+      expect.stringContaining(service.url),
+    ]);
     await operation.locator('input[placeholder="id"]').fill('1001');
     const answered = page.waitForResponse((response) => response.url() === `${service.url}/products/1001`);
     await operation.locator('button.execute').click();
@@ -84,7 +96,7 @@ describe.skipIf(!available)('GET /docs: the interactive API reference in headles
     );
 
     process.stdout.write(
-      `[api-reference] ${listed.length} blocks listed, covering all ${documented.length} documented operations; GET /products/1001 sent from the page answered 200; requests elsewhere: ${elsewhere.length}; console errors: ${refused.length}\n`,
+      `[api-reference] ${listed.length} blocks listed, covering all ${documented.length} documented operations; GET /products/1001 sent from the page on ${service.url} answered 200; requests elsewhere: ${elsewhere.length}; console errors: ${refused.length}\n`,
     );
     expect(elsewhere).toEqual([]);
     expect(refused).toEqual([]);

@@ -119,6 +119,36 @@ describe('HTTP details', () => {
     });
   });
 
+  it('an unknown method answers 501 problem details, never stored (RFC 9110, 9.1); a known one a path lacks, 405', async () => {
+    // Each API process directly (distributed: no router in front, whose own parser would refuse FOO).
+    for (const origin of service.apiOrigins()) {
+      for (const path of ['/products', '/orders', '/nothing-here']) {
+        const response = await fetch(`${origin}${path}`, { method: 'FOO' });
+        expect(response.status, `${origin} FOO ${path}`).toBe(501);
+        expect(response.headers.get('cache-control')).toBe('no-store');
+        const problem = await problemOf(response);
+        expect(problem).toMatchObject({ status: 501, title: 'Not Implemented' });
+        expect(problem.type).toMatch(/\/not-implemented$/);
+      }
+      const known = await fetch(`${origin}/products`, { method: 'PUT' });
+      expect(known.status).toBe(405);
+    }
+    // The problem type's page says what it means.
+    expect((await fetch(`${service.url}/problems/not-implemented`)).status).toBe(200);
+  });
+
+  it('sends no Strict-Transport-Security over plain HTTP, whatever PUBLIC_BASE_URL says (RFC 6797, 7.2)', async () => {
+    // The test service's PUBLIC_BASE_URL is https://orders.example; this request is plain HTTP, and no
+    // proxy is trusted to say otherwise (TRUST_PROXY is false).
+    for (const headers of [{}, { 'X-Forwarded-Proto': 'https' }]) {
+      for (const path of ['/products', '/orders', '/docs', '/health']) {
+        const response = await fetch(`${service.url}${path}`, { headers });
+        expect(response.headers.get('strict-transport-security'), path).toBeNull();
+        expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
+      }
+    }
+  });
+
   it('a 403 carries WWW-Authenticate with error="insufficient_scope" (RFC 6750, 3.1)', async () => {
     const response = await customer.get('/audit/events');
     expect(response.status).toBe(403);
@@ -191,5 +221,27 @@ describe('HTTP details', () => {
       expect(replay.names, name).toContain(name);
     }
     expect(replay.names).toContain('Idempotent-Replayed');
+  });
+});
+
+describe('Strict-Transport-Security behind a trusted TLS-terminating proxy', () => {
+  let proxied: TestService;
+  beforeAll(async () => {
+    // The proxy on loopback (in the distributed mode, the method router in front) is trusted.
+    proxied = await startTestService({ TRUST_PROXY: 'loopback' });
+  });
+  afterAll(() => proxied.stop());
+
+  it('is sent when the trusted proxy says X-Forwarded-Proto: https, and only then', async () => {
+    for (const path of ['/products/1001', '/orders', '/nothing-here']) {
+      const secure = await fetch(`${proxied.url}${path}`, { headers: { 'X-Forwarded-Proto': 'https' } });
+      expect(secure.headers.get('strict-transport-security'), path).toBe(
+        'max-age=31536000; includeSubDomains',
+      );
+      for (const headers of [{}, { 'X-Forwarded-Proto': 'http' }]) {
+        const plain = await fetch(`${proxied.url}${path}`, { headers });
+        expect(plain.headers.get('strict-transport-security'), path).toBeNull();
+      }
+    }
   });
 });

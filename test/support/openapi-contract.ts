@@ -72,10 +72,10 @@ export const createContractChecker = (document: Document) => {
       ({ template, regex }) => regex.test(path) && document.paths[template]![method],
     );
     if (!match) {
-      // Nothing documented here: only "nothing here", "not this method", or a refusal before routing (a
-      // malformed request, too many requests) is a conforming answer.
+      // Nothing documented here: only "nothing here", "not this method", "no such method" (501), or a
+      // refusal before routing (a malformed request, too many requests) is a conforming answer.
       const refusal =
-        [400, 404, 408, 429, 503].includes(observed.status) ||
+        [400, 404, 408, 429, 501, 503].includes(observed.status) ||
         (observed.status === 405 && observed.headers.has('allow'));
       if (refusal && contentType === 'application/problem+json') return [];
       return [`${observed.method} ${path} is not in the document, yet answered ${observed.status}`];

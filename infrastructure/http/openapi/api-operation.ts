@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { neverShedPaths } from '../load-shedding.ts';
 import { problemKinds, type ProblemKind } from '../problem-kinds.ts';
 
-type HeaderSchema = { type: 'string'; pattern?: string; const?: string; format?: string };
+type HeaderSchema = { type: 'string'; pattern?: string; const?: string; format?: string; enum?: string[] };
 
 /** The response headers that matter to a client, documented once. */
 const responseHeaders = {
@@ -160,6 +160,23 @@ const headersObject = (headers: Partial<Record<ResponseHeader, true | string>>) 
     }),
   );
 
+/**
+ * The answers that depend on the client or the moment (infrastructure/http/cache-control.ts, rule 0): never
+ * stored. On a GET of a private path (/auth/, /users/me, /orders) with rule 2's `private, no-cache` before
+ * it; every other method is no-store alone (rule 1).
+ */
+const momentaryCacheControl = (method: ApiOperation['method']) => {
+  const schema: HeaderSchema =
+    method === 'get'
+      ? { type: 'string', enum: ['no-store', 'private, no-cache, no-store'] }
+      : { type: 'string', const: 'no-store' };
+  return {
+    description: 'Never stored: this answer is for this client at this moment.',
+    required: true,
+    schema,
+  };
+};
+
 const problemHeaders = (
   status: number,
   method: ApiOperation['method'],
@@ -169,6 +186,8 @@ const problemHeaders = (
   ...(status === 429 || status === 503 ? { 'Retry-After': true } : {}),
   ...(status >= 500 ? { 'Cache-Control': 'no-store' } : {}),
 });
+
+const momentaryStatuses = new Set([408, 413, 429]);
 
 /** Groups the problem kinds by status: one documented response per status, naming each kind and when. */
 const problemResponses = (
@@ -194,7 +213,10 @@ const problemResponses = (
       status,
       {
         description: lines.join('\n\n'),
-        headers: headersObject(problemHeaders(status, method)),
+        headers: {
+          ...headersObject(problemHeaders(status, method)),
+          ...(momentaryStatuses.has(status) ? { 'Cache-Control': momentaryCacheControl(method) } : {}),
+        },
         content: { 'application/problem+json': { schema: body } },
       },
     ]),
@@ -206,6 +228,19 @@ const successResponse = ({ description, body, contentType, headers = {} }: ApiRe
   headers: headersObject(headers),
   ...(body ? { content: { [contentType ?? 'application/json']: { schema: body } } } : {}),
 });
+
+/** What a 304 repeats of the 200 (representation.ts): its validators and caching headers, as they are. */
+const repeatedBy304: readonly ResponseHeader[] = ['ETag', 'Last-Modified', 'Cache-Control', 'Surrogate-Key'];
+
+/** The 304 as it is sent: with every header of the 200 that a 304 repeats, beside those it names. */
+const withRepeatedHeaders = (responses: ApiOperation['responses']): ApiOperation['responses'] => {
+  const [ok, notModified] = [responses[200], responses[304]];
+  if (!ok || !notModified) return responses;
+  const repeated = Object.fromEntries(
+    Object.entries(ok.headers ?? {}).filter(([name]) => repeatedBy304.includes(name as ResponseHeader)),
+  );
+  return { ...responses, 304: { ...notModified, headers: { ...repeated, ...notModified.headers } } };
+};
 
 /** Adds an operation to the registry, with every response it can give. */
 export const registerOperation = (
@@ -243,7 +278,10 @@ export const registerOperation = (
     request,
     responses: {
       ...Object.fromEntries(
-        Object.entries(operation.responses).map(([status, response]) => [status, successResponse(response)]),
+        Object.entries(withRepeatedHeaders(operation.responses)).map(([status, response]) => [
+          status,
+          successResponse(response),
+        ]),
       ),
       ...problemResponses(problemsOf(operation), problems, errorTypeBase, operation.method),
     },

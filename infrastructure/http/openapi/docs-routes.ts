@@ -46,13 +46,28 @@ const page = `<!doctype html>
 `;
 
 // A file, not an inline script: the Content-Security-Policy allows scripts from this origin only.
-const startScript = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
+// "Try it out" sends requests to the document's server, and the policy lets the page reach its own origin
+// only (connect-src 'self'): the page shows the document with the address it was opened on as its server,
+// so it works from http://127.0.0.1:3000/docs as from http://localhost:3000/docs or behind a proxy. The
+// document itself (/openapi.json, what clients are generated from) keeps PUBLIC_BASE_URL.
+const startScript = `const options = {
   dom_id: '#swagger-ui',
   deepLinking: true,
   tryItOutEnabled: true,
   persistAuthorization: false,
-});
+};
+fetch('/openapi.json')
+  .then((response) => {
+    if (!response.ok) throw new Error('GET /openapi.json answered ' + response.status);
+    return response.json();
+  })
+  .then((spec) => {
+    spec.servers = [{ url: window.location.origin, description: 'The address this page was opened on' }];
+    window.ui = SwaggerUIBundle({ ...options, spec });
+  })
+  .catch(() => {
+    window.ui = SwaggerUIBundle({ ...options, url: '/openapi.json' });
+  });
 `;
 
 /** What the reference page loads besides itself: served with GET, left out of the document. */
