@@ -61,8 +61,9 @@ Keys (the distributed mode's files; the embedded default makes its own in DATA_D
       Creates DIR (mode 0700) and, where missing, DIR/jwt-signing-key.pem (the RS256 key that signs
       access tokens: JWT_PRIVATE_KEY_FILE) and DIR/webhook-secret-key (base64 of 32 random bytes that
       seal webhook secrets: WEBHOOK_SECRET_KEY_FILE) and DIR/personal-data-key (base64 of 32 random bytes
-      that seal the data keys of personal data: PERSONAL_DATA_KEY_FILE), all mode 0600. Existing keys are
-      kept as they are.
+      that seal the data keys of personal data: PERSONAL_DATA_KEY_FILE) and DIR/consistency-token-key
+      (base64 of 32 random bytes that bind Consistency-Tokens to their caller: CONSISTENCY_TOKEN_KEY_FILE),
+      all mode 0600. Existing keys are kept as they are.
       Needs no store.
 
 Passwords: at least 8 characters. Prefer --password-stdin (echo 'a long secret' | npm run admin -- ...):

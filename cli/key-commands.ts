@@ -10,13 +10,14 @@ import { UsageError, type CommandContext } from './user-commands.ts';
 export type KeyCommandContext = Pick<CommandContext, 'out' | 'err'>;
 
 /**
- * The files keys:init provides: JWT_PRIVATE_KEY_FILE, WEBHOOK_SECRET_KEY_FILE and PERSONAL_DATA_KEY_FILE of the
- * distributed mode.
+ * The files keys:init provides: JWT_PRIVATE_KEY_FILE, WEBHOOK_SECRET_KEY_FILE, PERSONAL_DATA_KEY_FILE and
+ * CONSISTENCY_TOKEN_KEY_FILE of the distributed mode.
  */
 export const keyFiles = {
   signingKey: 'jwt-signing-key.pem',
   webhookSecretKey: 'webhook-secret-key',
   personalDataKey: 'personal-data-key',
+  consistencyTokenKey: 'consistency-token-key',
 } as const;
 
 /**
@@ -70,6 +71,11 @@ export const keyCommands: Record<string, (args: string[], context: KeyCommandCon
     );
     out(
       provide(join(directory, keyFiles.personalDataKey), 'the base64 of 32 bytes', (path) => {
+        if (loadOrCreateSecretKey(path).length !== 32) throw new Error('not 32 bytes once decoded');
+      }),
+    );
+    out(
+      provide(join(directory, keyFiles.consistencyTokenKey), 'the base64 of 32 bytes', (path) => {
         if (loadOrCreateSecretKey(path).length !== 32) throw new Error('not 32 bytes once decoded');
       }),
     );

@@ -6,6 +6,7 @@ import type { UserStore } from '../projections/identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import type { ConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
@@ -28,6 +29,7 @@ export const commandModules = ({
   config,
   personalData,
   flushDeleted,
+  consistencyTokens,
   clock,
   logger,
 }: {
@@ -56,6 +58,8 @@ export const commandModules = ({
   personalData: PersonalDataKeyring;
   /** Drops what the store keeps of deleted rows beside its tables (SQLite's WAL), after an erasure. */
   flushDeleted?: () => Promise<void>;
+  /** Binds each answer's Consistency-Token to the caller it answers. */
+  consistencyTokens: ConsistencyTokens;
   clock: Clock;
   logger: Logger;
 }): HttpModule[] => [
@@ -70,6 +74,7 @@ export const commandModules = ({
     clock,
     newId: randomUUIDv7,
     personalData,
+    consistencyTokens,
     logger,
   }),
   subscriptionsCommandModule({
@@ -80,6 +85,7 @@ export const commandModules = ({
     deliveries: stores.deliveries,
     clock,
     newId: randomUUID,
+    consistencyTokens,
   }),
   identityCommandModule({
     users: stores.users,

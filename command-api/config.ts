@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  consistencyTokenConfig,
+  consistencyTokenEnvironment,
+  requireConsistencyTokenKey,
+} from '../infrastructure/config/consistency-token-environment.ts';
+import {
   personalDataConfig,
   personalDataEnvironment,
   requirePersonalDataKey,
@@ -26,6 +31,7 @@ export const commandApiConfigSchema = z
     ...httpApiEnvironment,
     ...distributedStoresEnvironment,
     ...personalDataEnvironment,
+    ...consistencyTokenEnvironment,
     ...authEnvironment,
     ...catalogEnvironment,
     ...webhookEnvironment,
@@ -33,6 +39,7 @@ export const commandApiConfigSchema = z
   })
   .superRefine(checkEventLog)
   .superRefine(requirePersonalDataKey)
+  .superRefine(requireConsistencyTokenKey)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
   .superRefine(
     requireExactlyOne(['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'], 'the key sealing webhook secrets'),
@@ -52,6 +59,7 @@ export const commandApiConfigSchema = z
       auth: authConfig(env, api.publicBaseUrl),
       webhooks: webhookConfig(env),
       personalData: personalDataConfig(env),
+      consistencyTokens: consistencyTokenConfig(env),
     };
   })
   .describe(

@@ -24,6 +24,8 @@ import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mong
 import { openKeyring } from '../infrastructure/personal-data/open-keyring.ts';
 import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-data-key-store.ts';
 import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
+import { resolveConsistencyTokenKey } from '../infrastructure/config/consistency-token-environment.ts';
+import { createConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import type { CommandApiConfig } from './config.ts';
 import { createMongoIdempotencyStore } from './idempotency/mongo-idempotency-store.ts';
 import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
@@ -44,6 +46,9 @@ export type CommandApiDeps = {
 export const startCommandApi = async ({ config, logger, clock, announce }: CommandApiDeps) => {
   // A port it cannot listen on stops the start before the demo catalogue is imported into MongoDB.
   await checkPortAvailable(config.port, config.host);
+  const consistencyTokens = createConsistencyTokens(
+    resolveConsistencyTokenKey(config.consistencyTokens, null),
+  );
   const metrics = createMetricsRegistry();
   const mongo = await connectMongo(config.mongo);
   const eventStore = countingAppends(await openEventLog(config.eventLog, 'command-api'), metrics);
@@ -92,6 +97,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
         },
         config,
         personalData: keyring,
+        consistencyTokens,
         clock,
         logger,
       }),

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import {
+  consistencyTokenConfig,
+  consistencyTokenEnvironment,
+} from '../infrastructure/config/consistency-token-environment.ts';
 import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
 import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
 import {
@@ -64,6 +68,7 @@ export const embeddedConfigSchema = z
     ...cachePurgeEnvironment,
     ...webhookEnvironment,
     ...personalDataEnvironment,
+    ...consistencyTokenEnvironment,
   })
   .transform((env) => {
     const publicBaseUrl = withoutTrailingSlash(env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`);
@@ -93,6 +98,7 @@ export const embeddedConfigSchema = z
       auth: authConfig(env, publicBaseUrl),
       webhooks: webhookConfig(env),
       personalData: personalDataConfig(env),
+      consistencyTokens: consistencyTokenConfig(env),
     };
   })
   .describe(

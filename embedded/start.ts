@@ -28,6 +28,8 @@ import { startProjectionRunner } from '../infrastructure/event-sourcing/projecti
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import { createSqliteOrderReadModel } from '../projections/orders/sqlite-order-read-model.ts';
 import { resolvePersonalDataKeys } from '../infrastructure/config/personal-data-environment.ts';
+import { resolveConsistencyTokenKey } from '../infrastructure/config/consistency-token-environment.ts';
+import { createConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import { createPersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
 import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import type { EmbeddedConfig } from './config.ts';
@@ -96,6 +98,12 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     logger,
   });
   const refreshTokens = createSqliteRefreshTokenStore(readStore);
+  const consistencyTokens = createConsistencyTokens(
+    resolveConsistencyTokenKey(
+      config.consistencyTokens,
+      join(config.dataDir, 'keys', 'consistency-token-key'),
+    ),
+  );
 
   const catalog = createSqliteCatalogStore(readStore);
   if (config.catalog.seedDemo && (await seedDemoCatalog(catalog, config.catalog.currency, clock.now()))) {
@@ -156,6 +164,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
         webhooks: webhooks.commandSide,
         config,
         personalData: keyring,
+        consistencyTokens,
         flushDeleted: async () => {
           readStore.exec('PRAGMA wal_checkpoint(TRUNCATE)');
         },
@@ -175,6 +184,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
         logger,
         metrics,
         reveal: keyring.reveal,
+        consistencyTokens,
       }),
       auth.module,
     ],

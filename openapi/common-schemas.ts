@@ -117,6 +117,6 @@ export const cursorPageOf = (item: z.ZodType, id: string) =>
 export const consistencyTokenHeader = z.object({
   'Consistency-Token': z.string().regex(consistencyTokenFormat).optional().meta({
     description:
-      'A Consistency-Token from a command response: the query waits (bounded, default 5 s) until the read models have reached it, then answers; past the bound, 503.',
+      'A Consistency-Token a command response sent you, unchanged: the query waits (bounded, default 5 s) until the read models have reached it, then answers; past the bound, 503 with Retry-After. A token sent to another caller, altered or built is answered 400 (`validation-failed` on `Consistency-Token`), the same whatever position it names.',
   }),
 });

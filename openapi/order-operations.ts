@@ -43,6 +43,10 @@ export const orderSchema = z
       z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
     ),
     cancellationReason: z.string().nullable(),
+    refundDue: moneySchema.optional().meta({
+      description:
+        'Once an order that received payments is cancelled: what is owed back to the customer, the sum of its payments, in the order’s currency. Absent otherwise. The service records no refund: settling it is the shop’s, with its payment provider.',
+    }),
     shipment: z
       .strictObject({
         carrier: z.string().nullable(),
@@ -273,6 +277,8 @@ export const orderOperations: ApiOperation[] = [
     operationId: 'cancelOrder',
     tag: 'orders',
     summary: 'Cancel an order (pending or confirmed → cancelled)',
+    description:
+      'Paid or not: a cancelled order that received payments carries `refundDue`, what was paid, owed back (also in the order.status_changed webhook’s order).',
     access: accessDescription('cancelOrder'),
     params: orderPath,
     headers: ifMatch,
@@ -287,16 +293,21 @@ export const orderOperations: ApiOperation[] = [
     tag: 'orders',
     summary: 'Record a payment',
     description:
-      'Emits payment.received. The currency must be the order’s; a cancelled order takes no payment (409).',
+      'Emits payment.received. The currency must be the order’s; a cancelled order takes no payment (409). A `reference` names one payment of the order: sent again with the same amount (a retry, a second notification), it is the payment recorded already, answered 200 with the order as it is, nothing recorded and no webhook sent, whatever the order’s status since; with another amount, 409 `conflict` naming the `reference` and its `recordedAmount`.',
     access: accessDescription('recordPayment'),
     params: orderPath,
     headers: ifMatch.extend(idempotencyKey.shape),
     body: { schema: paymentBody },
-    responses: { 200: orderAfterCommand('The order, with the payment.') },
+    responses: {
+      200: orderAfterCommand(
+        'The order, with the payment (recorded now, or before under the same reference).',
+      ),
+    },
     problems: {
       ...staffOnly,
       ...commandProblems,
-      conflict: 'A request with this Idempotency-Key is still being processed.',
+      conflict:
+        'The reference is recorded on this order already with another amount (`reference` and `recordedAmount` say which), or a request with this Idempotency-Key is still being processed.',
       'idempotency-key-mismatch': 'This Idempotency-Key was used with a different body.',
     },
   },

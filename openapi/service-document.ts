@@ -64,7 +64,7 @@ export const createServiceDocument = ({
       description: [
         'Orders, a read-only product catalogue, token authentication and webhook notifications.',
         `Errors are RFC 9457 problem details (application/problem+json) whose type is \`${errorTypeBase}/<kind>\`; following a type URI explains the kind.`,
-        'Every command response carries a Consistency-Token: send it back on a query to read your own write.',
+        'Every command response carries a Consistency-Token, bound to its caller: send it back unchanged on a query, as the same user, to read your own write.',
         'Roles: customer, staff, auditor, admin. Each operation says **Who** may call it; "(own only)" means ' +
           'only on the caller’s own orders or account. A user holding several roles may do what any one of ' +
           'them may, each with its own reach: a customer who is also an auditor reads every order but cancels ' +

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  consistencyTokenConfig,
+  consistencyTokenEnvironment,
+  requireConsistencyTokenKey,
+} from '../infrastructure/config/consistency-token-environment.ts';
+import {
   personalDataConfig,
   personalDataEnvironment,
   requirePersonalDataKey,
@@ -41,6 +46,7 @@ export const queryApiConfigSchema = z
     ...httpApiEnvironment,
     ...distributedStoresEnvironment,
     ...personalDataEnvironment,
+    ...consistencyTokenEnvironment,
     ...authEnvironment,
     ...catalogEnvironment,
     ...cachePurgeEnvironment,
@@ -75,6 +81,7 @@ export const queryApiConfigSchema = z
   })
   .superRefine(checkEventLog)
   .superRefine(requirePersonalDataKey)
+  .superRefine(requireConsistencyTokenKey)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
   .transform((env) => {
     const api = httpApiConfig(env);
@@ -103,6 +110,7 @@ export const queryApiConfigSchema = z
         } as Record<string, string>,
       },
       personalData: personalDataConfig(env),
+      consistencyTokens: consistencyTokenConfig(env),
     };
   })
   .describe(

@@ -6,6 +6,7 @@ import type { Authenticator } from '../infrastructure/auth/authenticator.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
+import type { ConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
@@ -47,6 +48,8 @@ export const queryModules = (deps: {
   metrics: Registry;
   /** Opens sealed personal data on the way out ("[erased]" once erased). */
   reveal: Reveal;
+  /** Reads the Consistency-Tokens the command side issued to each caller. */
+  consistencyTokens: ConsistencyTokens;
 }): HttpModule[] => {
   const { eventStore, authenticator, config } = deps;
   return [
@@ -57,6 +60,7 @@ export const queryModules = (deps: {
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
       reveal: deps.reveal,
+      consistencyTokens: deps.consistencyTokens,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
     catalogQueryModule({
@@ -74,6 +78,7 @@ export const queryModules = (deps: {
       headPosition: () => eventStore.headPosition(),
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
+      consistencyTokens: deps.consistencyTokens,
     }),
     identityQueryModule({ users: deps.users, authenticator, reveal: deps.reveal }),
     consoleModule({ commandApiUrl: config.commandApiUrl, processes: config.consoleProcesses ?? [] }),

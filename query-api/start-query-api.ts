@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import { queryModules } from './query-modules.ts';
+import { resolveConsistencyTokenKey } from '../infrastructure/config/consistency-token-environment.ts';
+import { createConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
 import { roles } from '../domain/identity/roles.ts';
@@ -38,6 +40,9 @@ export type QueryApiDeps = { config: QueryApiConfig; logger: Logger; clock: Cloc
  * Consistency-Token waits on the projections' checkpoints, which it reads from MongoDB while it waits.
  */
 export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => {
+  const consistencyTokens = createConsistencyTokens(
+    resolveConsistencyTokenKey(config.consistencyTokens, null),
+  );
   const mongo = await connectMongo(config.mongo);
   const eventStore = await openEventLog(config.eventLog, 'query-api');
   const { db } = mongo;
@@ -90,6 +95,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         eventStore,
         authenticator: auth.authenticator,
         reveal: keyring.reveal,
+        consistencyTokens,
         orders: { readModel: await createMongoOrderReadModel(db), progress: ordersProgress },
         subscriptions: {
           readModel: await createMongoWebhookSubscriptionReadModel(db),

@@ -205,6 +205,7 @@ const startDistributed = async (
     JWT_PRIVATE_KEY_FILE: join(keys, 'jwt-signing-key.pem'),
     WEBHOOK_SECRET_KEY_FILE: join(keys, 'webhook-secret-key'),
     PERSONAL_DATA_KEY_FILE: join(keys, 'personal-data-key'),
+    CONSISTENCY_TOKEN_KEY_FILE: join(keys, 'consistency-token-key'),
     PUBLIC_BASE_URL: 'https://orders.bench.example',
     SEED_DEMO_USERS: 'false',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',

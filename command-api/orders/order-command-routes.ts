@@ -15,6 +15,7 @@ import type { Clock } from '../../infrastructure/clock.ts';
 import { createCommandHandler, type Handled } from '../../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../../infrastructure/http/accept-body.ts';
+import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 import { forbidden, notFound } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import {
@@ -53,6 +54,8 @@ export type OrderCommandDeps = {
   newId: () => string;
   /** Seals the customer's personal data in new events; opens it in answers. */
   personalData: Pick<PersonalDataKeyring, 'sealFields' | 'reveal'>;
+  /** Binds each answer's Consistency-Token to the caller. */
+  consistencyTokens: Pick<ConsistencyTokens, 'issue'>;
   logger: Logger;
 };
 
@@ -70,17 +73,19 @@ const representationOf = (reveal: Reveal, details: OrderDetails) =>
   revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt });
 
 /**
- * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event. The
- * sealed text goes in `response.locals.sealedBody`: what an idempotent request keeps instead of the bytes.
+ * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event (the
+ * one appended; for a command that appended nothing, such as a payment recorded already, the log's head as
+ * read after the order's stream), bound to the caller. The sealed text goes in `response.locals.sealedBody`: what an idempotent request
+ * keeps instead of the bytes.
  */
 const sendOrder = async (
-  reveal: Reveal,
+  { reveal, consistencyTokens }: { reveal: Reveal; consistencyTokens: Pick<ConsistencyTokens, 'issue'> },
   response: Response,
   handled: Handled<OrderEvent, OrderState>,
   status: 200 | 201,
 ) => {
   const details = detailsOf(handled.history);
-  if (!details || handled.position === null) throw new Error('an order command appended no order');
+  if (!details || handled.readAt === null) throw new Error('an order command found no order');
   const { representation, sealed } = await representationOf(reveal, details);
   response.locals['sealedBody'] = sealed;
   if (status === 201) response.location(`/orders/${details.id}`);
@@ -89,7 +94,7 @@ const sendOrder = async (
     .set({
       ETag: representation.etag,
       'Last-Modified': representation.lastModified,
-      'Consistency-Token': handled.position.toString(),
+      'Consistency-Token': consistencyTokens.issue(handled.readAt, principalOf(response).userId),
       'Content-Type': representation.contentType,
     })
     .end(representation.body);
@@ -109,6 +114,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     seal: orderEventSealer(deps.personalData),
   });
   const reveal = deps.personalData.reveal;
+  const answering = { reveal, consistencyTokens: deps.consistencyTokens };
   const router = createRouter();
   const placeOrder = placeOrderRequest(deps);
   const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger, reveal });
@@ -154,7 +160,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       metadata: eventMetadataOf(response, at),
       precondition: preconditionOf(request, response),
     });
-    await sendOrder(reveal, response, handled, 200);
+    await sendOrder(answering, response, handled, 200);
   };
 
   router.post(
@@ -176,7 +182,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
         // The id was just chosen: the stream cannot exist (were it there after all, the append would fail).
         newStream: true,
       });
-      await sendOrder(reveal, response, handled, 201);
+      await sendOrder(answering, response, handled, 201);
     },
   );
 

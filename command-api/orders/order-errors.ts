@@ -2,7 +2,9 @@ import {
   InvalidStateTransitionError,
   OrderAlreadyExistsError,
   OrderNotFoundError,
+  PaymentReferenceConflictError,
 } from '../../domain/orders/order-errors.ts';
+import { minorUnitDigits, moneyToDecimal } from '../../domain/shared/money.ts';
 import type { OrderAction, OrderStatus } from '../../domain/orders/order.ts';
 import { ApiError, notFound } from '../../infrastructure/http/api-error.ts';
 import type { ErrorMapper } from '../../infrastructure/http/problem-details.ts';
@@ -25,5 +27,17 @@ export const orderErrors: ErrorMapper = (error) => {
   }
   if (error instanceof OrderNotFoundError) return notFound('There is no order with this id.');
   if (error instanceof OrderAlreadyExistsError) return new ApiError('conflict', 'This order exists already.');
+  if (error instanceof PaymentReferenceConflictError) {
+    const { currency } = error.recordedAmount;
+    const recordedAmount = { amount: moneyToDecimal(error.recordedAmount), currency };
+    const recorded = `${recordedAmount.amount.toFixed(minorUnitDigits(currency))} ${currency}`;
+    return new ApiError(
+      'conflict',
+      `A payment with reference ${JSON.stringify(error.reference)} is recorded on this order already, ` +
+        `with ${recorded}: a reference names one payment. Send it with that amount to have it ` +
+        'acknowledged, or record another payment under a reference of its own.',
+      { extensions: { reference: error.reference, recordedAmount } },
+    );
+  }
   return undefined;
 };

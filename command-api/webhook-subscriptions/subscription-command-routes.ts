@@ -5,7 +5,7 @@ import {
   subscriptionStreamName,
   type SubscriptionCommand,
 } from '../../domain/webhook-subscriptions/subscription.ts';
-import { authenticate } from '../../infrastructure/auth/authenticate.ts';
+import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { authorize } from '../authorize.ts';
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { Operation } from '../../domain/identity/permissions.ts';
@@ -13,6 +13,7 @@ import type { Clock } from '../../infrastructure/clock.ts';
 import { createCommandHandler } from '../../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../../infrastructure/http/accept-body.ts';
+import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 import { notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
@@ -42,6 +43,8 @@ export type WebhookCommandDeps = {
   deliveries: Pick<DeliveryQueue, 'get'>;
   clock: Clock;
   newId: () => string;
+  /** Binds each answer's Consistency-Token to the caller. */
+  consistencyTokens: Pick<ConsistencyTokens, 'issue'>;
 };
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
@@ -85,7 +88,12 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
     const handled = await subscriptions.handle(subscriptionStreamName(decided.data.subscriptionId), decided, {
       metadata: eventMetadataOf(response, at),
     });
-    if (handled.position !== null) response.set('Consistency-Token', handled.position.toString());
+    if (handled.position !== null) {
+      response.set(
+        'Consistency-Token',
+        deps.consistencyTokens.issue(handled.position, principalOf(response).userId),
+      );
+    }
     return handled.history;
   };
 

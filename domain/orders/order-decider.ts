@@ -2,7 +2,12 @@ import type { Decider } from '../shared/decider.ts';
 import { InvariantViolationError, type FieldViolation } from '../shared/errors.ts';
 import { addMoney, minorUnitDigits, moneyToDecimal, multiplyMoney, zeroMoney } from '../shared/money.ts';
 import type { OrderEvent, OrderPlaced, PaymentReceived } from './order-events.ts';
-import { InvalidStateTransitionError, OrderAlreadyExistsError, OrderNotFoundError } from './order-errors.ts';
+import {
+  InvalidStateTransitionError,
+  OrderAlreadyExistsError,
+  OrderNotFoundError,
+  PaymentReferenceConflictError,
+} from './order-errors.ts';
 import type { OrderAction, OrderCommand, OrderStatus, PlaceOrder, RecordPayment } from './order.ts';
 
 /**
@@ -21,6 +26,9 @@ export const allowedFrom: Record<OrderAction, readonly OrderStatus[]> = {
 /**
  * What deciding needs to know of an order, and nothing more: its status, and what payments must respect.
  * What an order shows (lines, address, payments...) is the order details read model's (projections/orders).
+ * A payment is known by its reference (the bank's or the payment provider's): `paymentReferences` holds each
+ * reference recorded on the order with the amount (minor units, the order's currency) first recorded under
+ * it. A log written before references were the payment's identity may hold one twice: the first counts here.
  */
 export type OrderState =
   | { status: 'none' }
@@ -29,7 +37,7 @@ export type OrderState =
       currency: string;
       totalMinor: number;
       paidMinor: number;
-      paymentIds: readonly string[];
+      paymentReferences: ReadonlyMap<string, number>;
     };
 
 type PlacedState = Exclude<OrderState, { status: 'none' }>;
@@ -62,7 +70,7 @@ export const decide = (command: OrderCommand, state: OrderState): OrderEvent[] =
       return [{ type: 'OrderCancelled', data: { orderId, reason, cancelledAt } }];
     }
     case 'RecordPayment':
-      return [recordPayment(command, requireAllowed(state, command.data.orderId, 'record-payment'))];
+      return recordPayment(command, state);
     default: {
       const unknown: never = command;
       throw new Error(`unknown order command ${JSON.stringify(unknown)}`);
@@ -78,7 +86,7 @@ export const evolve = (state: OrderState, event: OrderEvent): OrderState => {
       currency: total.currency,
       totalMinor: total.amountMinor,
       paidMinor: 0,
-      paymentIds: [],
+      paymentReferences: new Map(),
     };
   }
   // Events are facts already accepted by decide: a later event on no order means a corrupt stream.
@@ -92,12 +100,16 @@ export const evolve = (state: OrderState, event: OrderEvent): OrderState => {
       return { ...state, status: 'delivered' };
     case 'OrderCancelled':
       return { ...state, status: 'cancelled' };
-    case 'PaymentReceived':
+    case 'PaymentReceived': {
+      const { reference, amount } = event.data;
       return {
         ...state,
-        paidMinor: state.paidMinor + event.data.amount.amountMinor,
-        paymentIds: [...state.paymentIds, event.data.paymentId],
+        paidMinor: state.paidMinor + amount.amountMinor,
+        paymentReferences: state.paymentReferences.has(reference)
+          ? state.paymentReferences
+          : new Map([...state.paymentReferences, [reference, amount.amountMinor]]),
       };
+    }
     default: {
       const unknown: never = event;
       throw new Error(`unknown order event ${JSON.stringify(unknown)}`);
@@ -149,15 +161,28 @@ const placeOrder = (command: PlaceOrder, state: OrderState): OrderPlaced => {
   };
 };
 
-/** What depends on the order: its currency, what is still outstanding, payments recorded already. */
-const recordPayment = (command: RecordPayment, order: PlacedState): PaymentReceived => {
+/**
+ * A payment is known by its reference: one recorded already with the same amount is the same payment, told
+ * again (a retry, a second notification of the provider), and changes nothing; with another amount it is a
+ * conflict. That is asked first, of an order in any status: what is recorded stays recorded, also once the
+ * order is paid in full or cancelled. Then what depends on the order: its status, its currency, what is
+ * still outstanding.
+ */
+const recordPayment = (command: RecordPayment, state: OrderState): PaymentReceived[] => {
   const { orderId, paymentId, amount, reference, receivedAt } = command.data;
+  if (state.status === 'none') throw new OrderNotFoundError(orderId);
+  const recorded = state.paymentReferences.get(reference);
+  if (recorded !== undefined) {
+    if (amount.currency === state.currency && amount.amountMinor === recorded) return [];
+    throw new PaymentReferenceConflictError(orderId, reference, {
+      amountMinor: recorded,
+      currency: state.currency,
+    });
+  }
+  const order = requireAllowed(state, orderId, 'record-payment');
   const violations: FieldViolation[] = [];
   if (amount.currency !== order.currency) {
     violations.push({ field: 'amount.currency', message: `must be the order's currency ${order.currency}` });
-  }
-  if (order.paymentIds.includes(paymentId)) {
-    violations.push({ field: 'paymentId', message: 'payment already recorded' });
   }
   const outstanding = order.totalMinor - order.paidMinor;
   if (amount.currency === order.currency && amount.amountMinor > outstanding) {
@@ -173,14 +198,16 @@ const recordPayment = (command: RecordPayment, order: PlacedState): PaymentRecei
     });
   }
   if (violations.length > 0) throw new InvariantViolationError(violations);
-  return {
-    type: 'PaymentReceived',
-    data: {
-      orderId,
-      paymentId,
-      amount: { amountMinor: amount.amountMinor, currency: amount.currency },
-      reference,
-      receivedAt,
+  return [
+    {
+      type: 'PaymentReceived',
+      data: {
+        orderId,
+        paymentId,
+        amount: { amountMinor: amount.amountMinor, currency: amount.currency },
+        reference,
+        receivedAt,
+      },
     },
-  };
+  ];
 };

@@ -25,6 +25,14 @@ export type Handled<Event, State> = {
   revision: number;
   /** Log position of the last appended event: a Consistency-Token; null when nothing was appended. */
   position: GlobalPosition | null;
+  /**
+   * A log position at or after every event of the stream after the command, what its answer's
+   * Consistency-Token names: the last appended event's; when nothing was appended, the log's head as read
+   * after the stream (null while the log is empty). (On the PostgreSQL log the head is the last event every
+   * reader sees: for the few milliseconds an older transaction stays open, an event committed after it is
+   * above it.)
+   */
+  readAt: GlobalPosition | null;
 };
 
 export type HandleOptions<Event, State> = {
@@ -99,7 +107,8 @@ export const createCommandHandler = <Command, Event extends { type: string; data
         const events = decided.length === 0 ? decided : await Promise.all(decided.map(seal));
         const after = events.reduce(decider.evolve, state);
         if (events.length === 0) {
-          return { history, appended: [], state: after, revision, position: null };
+          const readAt = await eventStore.headPosition();
+          return { history, appended: [], state: after, revision, position: null, readAt };
         }
         try {
           const appended = await eventStore.appendToStream(
@@ -116,6 +125,7 @@ export const createCommandHandler = <Command, Event extends { type: string; data
             state: after,
             revision: appended.nextExpectedRevision,
             position: appended.position,
+            readAt: appended.position,
           };
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError)) throw error;

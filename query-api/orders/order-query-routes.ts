@@ -26,6 +26,7 @@ import { eventResource } from '../audit/event-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
+import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 
 export const listingQuery = z.strictObject({
   ...paginationQuery,
@@ -46,6 +47,8 @@ export type OrderQueryDeps = {
   consistencyTimeoutMs: number;
   /** Opens the personal fields the read model and the log keep sealed ("[erased]" once erased). */
   reveal: Reveal;
+  /** Reads the Consistency-Tokens the command side issued to each caller. */
+  consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
 };
 
 const noSuchOrder = 'There is no order with this id.';
@@ -67,10 +70,16 @@ export const orderQueryRoutes = ({
   authenticator,
   consistencyTimeoutMs,
   reveal,
+  consistencyTokens,
 }: OrderQueryDeps): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);
-  const consistent = readYourWrites(progress, consistencyTimeoutMs, () => eventStore.headPosition());
+  const consistent = readYourWrites(
+    progress,
+    consistencyTimeoutMs,
+    () => eventStore.headPosition(),
+    consistencyTokens,
+  );
   const reader = (operation: Operation) => [auth, authorize(operation), consistent];
 
   /**

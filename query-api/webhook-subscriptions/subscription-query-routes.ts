@@ -17,6 +17,7 @@ import type { DeliveryAttempt, DeliveryLog } from '../../projections/webhook-del
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
+import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 
 export type WebhookQueryDeps = {
   subscriptions: WebhookSubscriptionReadModel;
@@ -27,6 +28,8 @@ export type WebhookQueryDeps = {
   headPosition: () => Promise<GlobalPosition | null>;
   authenticator: Authenticator;
   consistencyTimeoutMs: number;
+  /** Reads the Consistency-Tokens the command side issued to each caller. */
+  consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
 };
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
@@ -47,10 +50,11 @@ export const webhookQueryRoutes = ({
   headPosition,
   authenticator,
   consistencyTimeoutMs,
+  consistencyTokens,
 }: WebhookQueryDeps): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);
-  const consistent = readYourWrites(progress, consistencyTimeoutMs, headPosition);
+  const consistent = readYourWrites(progress, consistencyTimeoutMs, headPosition, consistencyTokens);
   const admin = (operation: Operation) => [auth, authorize(operation), consistent];
 
   const subscriptionFor = async (request: Request) => {

@@ -42,6 +42,10 @@ describe('npm run admin -- keys:init DIR (the keys of the distributed mode)', ()
     expect(result.stdout).toContain(`created ${personalDataKey}`);
     expect(mode(personalDataKey)).toBe(0o600);
     expect(Buffer.from(readFileSync(personalDataKey, 'utf8').trim(), 'base64')).toHaveLength(32);
+    const consistencyTokenKey = join(dir(), 'consistency-token-key');
+    expect(result.stdout).toContain(`created ${consistencyTokenKey}`);
+    expect(mode(consistencyTokenKey)).toBe(0o600);
+    expect(Buffer.from(readFileSync(consistencyTokenKey, 'utf8').trim(), 'base64')).toHaveLength(32);
 
     expect(existsSync(join(root, 'no-store-here'))).toBe(false);
   });

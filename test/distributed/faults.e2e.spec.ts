@@ -8,6 +8,7 @@ import { orderActor, type OrderActor, type OrderBody } from '../support/orders.t
 import { runAdmin } from '../support/run-admin.ts';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
+import { consistencyTokenFor, positionOfToken } from '../support/consistency-tokens.ts';
 
 // The reliability promises of the distributed mode, with real processes killed and a real Kafka stopped.
 // Each test prints what it did and what it checked.
@@ -50,7 +51,7 @@ const placeOrdersUntilStopped = async (service: Service, clients: number, pauseM
       if (response.status === 201) {
         acknowledged.push({
           order: (await response.json()) as OrderBody,
-          token: BigInt(response.headers.get('consistency-token')!),
+          token: positionOfToken(response.headers.get('consistency-token')!),
         });
       } else {
         failures++;
@@ -69,8 +70,17 @@ const placeOrdersUntilStopped = async (service: Service, clients: number, pauseM
   };
 };
 
-const lastToken = (acknowledged: readonly Acknowledged[]) =>
-  acknowledged.reduce((max, { token }) => (token > max ? token : max), 0n).toString();
+/** The last acknowledged write's position, as a token of `reader`'s (the writes were a customer's). */
+const lastToken = (
+  service: { dataDir: string },
+  acknowledged: readonly Acknowledged[],
+  reader: { id: string },
+) =>
+  consistencyTokenFor(
+    service,
+    acknowledged.reduce((max, { token }) => (token > max ? token : max), 0n),
+    reader.id,
+  );
 
 const createdOrderIds = (requests: readonly ReceivedWebhook[]) =>
   new Set(
@@ -100,7 +110,9 @@ describe('distributed mode under faults (four processes, FerretDB, Kafka)', () =
 
     const staff = await orderActor(service, ['staff']);
     const caughtUp = performance.now();
-    const listing = await staff.get('/orders?perPage=1', { 'Consistency-Token': lastToken(acknowledged) });
+    const listing = await staff.get('/orders?perPage=1', {
+      'Consistency-Token': lastToken(service, acknowledged, staff),
+    });
     expect(listing.status).toBe(200);
     report(
       `the read models reached the last acknowledged write ${Math.round(performance.now() - caughtUp)} ms later`,

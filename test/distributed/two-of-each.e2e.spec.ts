@@ -3,6 +3,7 @@ import { startDistributedTestService } from '../support/distributed-service.ts';
 import { orderActor, type OrderBody } from '../support/orders.ts';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
+import { tokenOf } from '../support/consistency-tokens.ts';
 
 // Two command APIs, two query APIs and two webhook dispatchers on the same stores (the projections
 // process stays single, as documented), one of each killed with SIGKILL under load. What it shows: no
@@ -114,7 +115,7 @@ it('loses no acknowledged order and no webhook, and keeps each order in order, w
 
   // No acknowledged order lost: each reads back from the query API left, at or after its token.
   for (const { id, token } of acknowledged) {
-    const read = await admin.get(`/orders/${id}`, { 'Consistency-Token': token });
+    const read = await admin.get(`/orders/${id}`, { 'Consistency-Token': tokenOf(service, admin, token) });
     expect(read.status, `order ${id}`).toBe(200);
     await read.body?.cancel();
   }

@@ -64,10 +64,11 @@ const command: fc.Arbitrary<OrderCommand> = fc.oneof(
       fc.integer({ min: 1, max: 10_000 }),
       fc.constantFrom('EUR', 'USD'),
       fc.constantFrom('a', 'b'),
+      fc.constantFrom('ref-1', 'ref-2', 'ref-3'),
     )
-    .map(([receivedAt, amountMinor, currency, paymentId]): OrderCommand => ({
+    .map(([receivedAt, amountMinor, currency, paymentId, reference]): OrderCommand => ({
       type: 'RecordPayment',
-      data: { orderId, paymentId, amount: { amountMinor, currency }, reference: 'ref', receivedAt },
+      data: { orderId, paymentId, amount: { amountMinor, currency }, reference, receivedAt },
     })),
 );
 
@@ -116,6 +117,20 @@ describe('order histories (property-based)', () => {
       fc.property(fc.array(command, { maxLength: 30 }), (commands) => {
         const { state } = run(commands);
         if (state.status !== 'none') expect(state.paidMinor).toBeLessThanOrEqual(state.totalMinor);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('records each payment reference once: what was paid is the sum over distinct references', () => {
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 30 }), (commands) => {
+        const { history, state } = run(commands);
+        const references = history.flatMap((event) =>
+          event.type === 'PaymentReceived' ? [event.data.reference] : [],
+        );
+        expect(new Set(references).size).toBe(references.length);
+        if (state.status !== 'none') expect(state.paymentReferences.size).toBe(references.length);
       }),
       { numRuns: 2000 },
     );

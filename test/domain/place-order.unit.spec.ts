@@ -21,7 +21,7 @@ describe('placing an order', () => {
       currency: 'EUR',
       totalMinor: 4498,
       paidMinor: 0,
-      paymentIds: [],
+      paymentReferences: new Map(),
     });
   });
 

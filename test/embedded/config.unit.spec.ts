@@ -46,6 +46,7 @@ describe('embedded configuration', () => {
         dnsServers: null,
       },
       personalData: { key: null, keyFile: null, previousKeyFiles: [] },
+      consistencyTokens: { key: null, keyFile: null },
     });
   });
 

@@ -12,6 +12,7 @@ import {
   type WebhookReceiver,
 } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
+import { consistencyTokenFor } from '../support/consistency-tokens.ts';
 
 // One log holding an order shipped by an OrderShipped of version 1, as the release before versioned events
 // wrote it (no carrier, no tracking, no schemaVersion: as an instance of that release still running during
@@ -83,7 +84,7 @@ beforeAll(async () => {
   await oldRelease.close();
   old = { id: oldId, eventId, shippedAt };
   // The read model has it once a query with its position answers.
-  await json(`/orders/${oldId}`, { 'Consistency-Token': position.toString() });
+  await json(`/orders/${oldId}`, { 'Consistency-Token': consistencyTokenFor(service, position, staff.id) });
 
   const todayId = await placeAndConfirm();
   const shipped = await staff.post(`/orders/${todayId}/ship`, details);

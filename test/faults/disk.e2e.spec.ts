@@ -29,6 +29,7 @@ import { problemOf } from '../support/http.ts';
 import type { OrderBody } from '../support/orders.ts';
 import { runAdmin } from '../support/run-admin.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { tokenOf } from '../support/consistency-tokens.ts';
 
 // The embedded default on real file systems that are read-only or full, at start and mid-run: tmpfs mounts
 // of a few megabytes, and an ext4 image on a loop device that the kernel turns read-only under the running
@@ -342,7 +343,11 @@ const checkAfterRestart = async (
     }),
   });
   expect(placed.status).toBe(201);
-  const head = placed.headers.get('consistency-token')!;
+  // The customer's write, read by staff: its position, as a token of staff's.
+  const staffId = (
+    (await (await fetch(`${service.url}/users/me`, { headers: staff.auth })).json()) as { id: string }
+  ).id;
+  const head = tokenOf({ dataDir }, { id: staffId }, placed.headers.get('consistency-token')!);
   const listed: OrderBody[] = [];
   for (let page = 1; ; page++) {
     const response = await fetch(`${service.url}/orders?page=${page}&perPage=100`, {

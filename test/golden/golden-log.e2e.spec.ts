@@ -17,6 +17,7 @@ import {
   type GoldenUser,
   type RecordedAnswer,
 } from './recorded-answers.ts';
+import { consistencyTokenFor } from '../support/consistency-tokens.ts';
 
 // The log and the read store the release before versioned events wrote (commit 135fbde), with the answers
 // it gave (test/fixtures/golden-2026-11-25/README.md). This release must read that log as it was written
@@ -144,9 +145,14 @@ describe('when this release serves the log', () => {
 
   describe('once its start has rebuilt the read model that release built', () => {
     beforeAll(async () => {
-      // The log's last position: a read with it as Consistency-Token waits until the rebuild reached it.
+      // The log's last position: a read with it as Consistency-Token waits until the rebuild reached it. A
+      // token as the service issues it to staff, with the key this release made in DATA_DIR/keys.
+      const staff = users.get('staff')!;
+      const me = (await (await fetch(`${service.url}/users/me`, { headers: staff.auth })).json()) as {
+        id: string;
+      };
       const caughtUp = await fetch(`${service.url}/orders/${goldenOrderIds[0]}`, {
-        headers: { ...users.get('staff')!.auth, 'Consistency-Token': '30' },
+        headers: { ...staff.auth, 'Consistency-Token': consistencyTokenFor({ dataDir }, 30n, me.id) },
       });
       expect(caughtUp.status).toBe(200);
     }, 30_000);

@@ -5,6 +5,7 @@ import { roles, type Role } from '../../domain/identity/roles.ts';
 import { anAddress, orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
+import { consistencyTokenFor, positionOfToken } from '../support/consistency-tokens.ts';
 
 /**
  * Every non-empty set of the four roles, for every operation that needs a token, on the caller's own
@@ -175,9 +176,11 @@ describe('the authorization matrix: every role set x every operation x own and a
         });
       // A read waits (bounded) for the read models to reach the writes above; a loaded distributed mode may
       // take longer than that bound (503): the read is asked again, since authorization is what is tested.
+      // The writes were the owners' and staff's: their position, as a token of this user's.
       const read = async (path: string, consistencyToken: string) => {
+        const token = consistencyTokenFor(service, positionOfToken(consistencyToken), user.id);
         for (let attempt = 1; ; attempt++) {
-          const response = await send('GET', path, undefined, { 'Consistency-Token': consistencyToken });
+          const response = await send('GET', path, undefined, { 'Consistency-Token': token });
           if (response.status !== 503 || attempt === 5) return response;
         }
       };

@@ -14,6 +14,7 @@ const keys = {
   JWT_PRIVATE_KEY_FILE: '/keys/jwt.pem',
   WEBHOOK_SECRET_KEY_FILE: '/keys/webhook',
   PERSONAL_DATA_KEY_FILE: '/keys/personal-data',
+  CONSISTENCY_TOKEN_KEY_FILE: '/keys/consistency-token',
 };
 const api = { ...stores, ...keys, PUBLIC_BASE_URL: 'https://orders.shop.example/' };
 
@@ -158,6 +159,13 @@ describe('distributed mode configuration', () => {
     for (const schema of [commandApiConfigSchema, queryApiConfigSchema, dispatcherConfigSchema]) {
       expect(problemsOf(() => parseConfig(schema, noPersonalDataKey))).toMatch(
         /PERSONAL_DATA_KEY_FILE: set exactly one of PERSONAL_DATA_KEY_FILE and PERSONAL_DATA_KEY/,
+      );
+    }
+    // The key binding Consistency-Tokens to their caller: the process that issues them and the one that reads them.
+    const { CONSISTENCY_TOKEN_KEY_FILE: _consistency, ...noConsistencyTokenKey } = api;
+    for (const schema of [commandApiConfigSchema, queryApiConfigSchema]) {
+      expect(problemsOf(() => parseConfig(schema, noConsistencyTokenKey))).toMatch(
+        /CONSISTENCY_TOKEN_KEY_FILE: set exactly one of CONSISTENCY_TOKEN_KEY_FILE and CONSISTENCY_TOKEN_KEY/,
       );
     }
   });

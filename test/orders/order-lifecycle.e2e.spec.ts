@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
+import { positionOfToken } from '../support/consistency-tokens.ts';
 
 let service: TestService;
 let customer: OrderActor;
@@ -46,7 +47,7 @@ describe('the order lifecycle over HTTP', () => {
       const response = await staff.post(`/orders/${order.id}/${action}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('no-store');
-      const token = BigInt(response.headers.get('consistency-token')!);
+      const token = positionOfToken(response.headers.get('consistency-token')!);
       expect(token).toBeGreaterThan(lastToken);
       lastToken = token;
       const body = (await response.json()) as OrderBody;
@@ -272,6 +273,118 @@ describe('payments', () => {
       currentStatus: 'cancelled',
       attemptedAction: 'record-payment',
     });
+  });
+
+  it('counts a payment reference once: the same amount again answers the order as it is, appending nothing', async () => {
+    const orderId = await orderIn('confirm');
+    const payment = { amount: { amount: 10, currency: 'EUR' }, reference: 'PSP-once' };
+    const first = await staff.post(`/orders/${orderId}/payments`, payment);
+    expect(first.status).toBe(200);
+    const recorded = (await first.json()) as OrderBody;
+    await service.clock.advance(60_000);
+    const again = await staff.post(`/orders/${orderId}/payments`, payment);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('cache-control')).toBe('no-store');
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(await again.json()).toEqual(recorded);
+    expect(recorded.payments).toHaveLength(1);
+    // Its Consistency-Token works like any other: the read sees the order as it is.
+    const read = await staff.get(`/orders/${orderId}`, {
+      'Consistency-Token': again.headers.get('consistency-token')!,
+    });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(recorded);
+    expect(await eventTypes(orderId)).toEqual(['OrderPlaced', 'OrderConfirmed', 'PaymentReceived']);
+  });
+
+  it('answers the same reference and amount as the first even once the order is paid in full, or cancelled', async () => {
+    const paidInFull = await orderIn('confirm');
+    const whole = { amount: { amount: 39.98, currency: 'EUR' }, reference: 'PSP-whole' };
+    expect((await staff.post(`/orders/${paidInFull}/payments`, whole)).status).toBe(200);
+    expect((await staff.post(`/orders/${paidInFull}/payments`, whole)).status).toBe(200);
+    // Another reference is another payment: the order has nothing outstanding.
+    const more = await staff.post(`/orders/${paidInFull}/payments`, { ...whole, reference: 'PSP-more' });
+    expect(more.status).toBe(400);
+    expect((await problemOf(more)).errors).toEqual([
+      { field: 'amount.amount', message: 'the order is paid in full' },
+    ]);
+
+    const cancelled = await orderIn();
+    const part = { amount: { amount: 5, currency: 'EUR' }, reference: 'PSP-before-cancel' };
+    expect((await staff.post(`/orders/${cancelled}/payments`, part)).status).toBe(200);
+    expect((await customer.post(`/orders/${cancelled}/cancel`, {})).status).toBe(200);
+    const retried = await staff.post(`/orders/${cancelled}/payments`, part);
+    expect(retried.status).toBe(200);
+    expect(await retried.json()).toMatchObject({
+      status: 'cancelled',
+      refundDue: { amount: 5, currency: 'EUR' },
+    });
+    expect(await eventTypes(paidInFull)).toEqual(['OrderPlaced', 'OrderConfirmed', 'PaymentReceived']);
+    expect(await eventTypes(cancelled)).toEqual(['OrderPlaced', 'PaymentReceived', 'OrderCancelled']);
+  });
+
+  it('refuses the same reference with another amount: 409 naming the reference and what it recorded', async () => {
+    const orderId = await orderIn('confirm');
+    const first = { amount: { amount: 12.5, currency: 'EUR' }, reference: 'PSP-amount' };
+    expect((await staff.post(`/orders/${orderId}/payments`, first)).status).toBe(200);
+    const other = await staff.post(`/orders/${orderId}/payments`, {
+      ...first,
+      amount: { amount: 12.4, currency: 'EUR' },
+    });
+    expect(other.status).toBe(409);
+    expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const problem = await problemOf(other);
+    expect(problem).toMatchObject({
+      type: 'https://orders.example/problems/conflict',
+      status: 409,
+      reference: 'PSP-amount',
+      recordedAmount: { amount: 12.5, currency: 'EUR' },
+    });
+    expect(problem.detail).toContain('PSP-amount');
+    expect(problem.detail).toContain('12.50 EUR');
+    // The same reference on another order is that order's payment.
+    const elsewhere = await orderIn('confirm');
+    expect((await staff.post(`/orders/${elsewhere}/payments`, first)).status).toBe(200);
+    expect(await eventTypes(orderId)).toEqual(['OrderPlaced', 'OrderConfirmed', 'PaymentReceived']);
+  });
+
+  it('cancels a paid order, which then shows refundDue: what was paid, in its currency', async () => {
+    const orderId = await orderIn('confirm');
+    for (const [amount, reference] of [
+      [10, 'PSP-a'],
+      [5.49, 'PSP-b'],
+    ] as const) {
+      expect(
+        (await staff.post(`/orders/${orderId}/payments`, { amount: { amount, currency: 'EUR' }, reference }))
+          .status,
+      ).toBe(200);
+    }
+    const cancelled = await customer.post(`/orders/${orderId}/cancel`, { reason: 'found it cheaper' });
+    expect(cancelled.status).toBe(200);
+    const order = (await cancelled.json()) as OrderBody & { refundDue?: unknown };
+    expect(order.status).toBe('cancelled');
+    expect(order.refundDue).toEqual({ amount: 15.49, currency: 'EUR' });
+    const read = await customer.get(`/orders/${orderId}`, {
+      'Consistency-Token': cancelled.headers.get('consistency-token')!,
+    });
+    expect(await read.json()).toEqual(order);
+    expect(read.headers.get('etag')).toBe(cancelled.headers.get('etag'));
+  });
+
+  it('shows no refundDue on an unpaid cancelled order, nor on a paid order not cancelled', async () => {
+    const unpaid = await orderIn();
+    const cancelled = await staff.post(`/orders/${unpaid}/cancel`);
+    expect(await cancelled.json()).not.toHaveProperty('refundDue');
+    const read = await staff.get(`/orders/${unpaid}`, {
+      'Consistency-Token': cancelled.headers.get('consistency-token')!,
+    });
+    expect(await read.json()).toMatchObject({ status: 'cancelled', cancellationReason: null });
+    const paid = await orderIn('confirm');
+    const answer = await staff.post(`/orders/${paid}/payments`, {
+      amount: { amount: 1, currency: 'EUR' },
+      reference: 'PSP-kept',
+    });
+    expect(await answer.json()).not.toHaveProperty('refundDue');
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventLog } from '../../infrastructure/event-store/open-event-log.ts';
+import { consistencyTokenFor, positionOfToken } from '../support/consistency-tokens.ts';
 import { anEvent } from '../support/events.ts';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
@@ -14,7 +15,12 @@ let auditor: OrderActor;
 let admin: OrderActor;
 /** Alice's orders, newest first, and where the log stood after the last. */
 const aliceOrders: OrderBody[] = [];
-let lastToken = '';
+let lastPosition = 0n;
+/**
+ * Where the log stood after the last write, as a Consistency-Token of `reader`'s: the writes were alice's
+ * and staff's, and a token works for the caller it was issued to only.
+ */
+const lastTokenOf = (reader: { id: string }) => consistencyTokenFor(service, lastPosition, reader.id);
 
 type Page = { meta: { total: number; page: number; perPage: number }; data: OrderBody[] };
 type CursorPage = {
@@ -36,12 +42,12 @@ beforeAll(async () => {
     await service.clock.advance(1000);
     const placed = await alice.placeOrder([{ productId: String(1001 + index), quantity: 1 }]);
     aliceOrders.unshift(placed.order);
-    lastToken = placed.consistencyToken;
+    lastPosition = positionOfToken(placed.consistencyToken);
   }
   await service.clock.advance(1000);
   await bob.placeOrder();
   const confirmed = await staff.post(`/orders/${aliceOrders[0]!.id}/confirm`);
-  lastToken = confirmed.headers.get('consistency-token')!;
+  lastPosition = positionOfToken(confirmed.headers.get('consistency-token')!);
   aliceOrders[0] = (await confirmed.json()) as OrderBody;
 });
 afterAll(async () => service.stop());
@@ -50,7 +56,7 @@ describe('GET /orders/{id}', () => {
   it('answers the owner, staff, auditor and admin with the order, private and no-cache, with a strong ETag', async () => {
     const order = aliceOrders[0]!;
     for (const reader of [alice, staff, auditor, admin]) {
-      const response = await reader.get(`/orders/${order.id}`, { 'Consistency-Token': lastToken });
+      const response = await reader.get(`/orders/${order.id}`, { 'Consistency-Token': lastTokenOf(reader) });
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('private, no-cache');
       expect(response.headers.get('etag')).toMatch(/^"[\w-]+"$/);
@@ -82,7 +88,9 @@ describe('GET /orders/{id}', () => {
   });
 
   it('answers 304 to If-None-Match with the current ETag, repeating the validators', async () => {
-    const first = await alice.get(`/orders/${aliceOrders[1]!.id}`, { 'Consistency-Token': lastToken });
+    const first = await alice.get(`/orders/${aliceOrders[1]!.id}`, {
+      'Consistency-Token': lastTokenOf(alice),
+    });
     const etag = first.headers.get('etag')!;
     const again = await alice.get(`/orders/${aliceOrders[1]!.id}`, { 'If-None-Match': etag });
     expect(again.status).toBe(304);
@@ -128,7 +136,7 @@ describe('GET /orders/{id}/events', () => {
 
 describe('GET /orders, page variant', () => {
   it('gives a customer only its own orders, newest first, with total, page and perPage', async () => {
-    const first = await alice.get('/orders?page=1&perPage=3', { 'Consistency-Token': lastToken });
+    const first = await alice.get('/orders?page=1&perPage=3', { 'Consistency-Token': lastTokenOf(alice) });
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
     const page = (await first.json()) as Page;
@@ -264,7 +272,9 @@ describe('read your writes: Consistency-Token', () => {
         const { position } = await log.appendToStream(`probe-${randomUUID()}`, [anEvent()], {
           expectedRevision: 'no-stream',
         });
-        response = await reader.get('/orders', { 'Consistency-Token': position.toString() });
+        response = await reader.get('/orders', {
+          'Consistency-Token': consistencyTokenFor(slow, position, reader.id),
+        });
         expect([200, 503]).toContain(response.status);
       }
       if (!response) throw new Error('no query was sent');
@@ -278,12 +288,15 @@ describe('read your writes: Consistency-Token', () => {
     }
   });
 
-  it('refuses at once a token beyond the end of the log: no command response carried it', async () => {
-    // A million positions past the log's head: in every log's numbering, beyond its end.
+  it('refuses at once a token of its own beyond the end of the log: the log it names is not this one', async () => {
+    // A million positions past the log's head: in every log's numbering, beyond its end. A token the service
+    // issued to alice (with its key) for a log that has since lost that write, as after a restore.
     const log = await openEventLog(service.eventLog, 'test');
-    const beyond = ((await log.headPosition())! + 1_000_000n).toString();
+    const beyond = (await log.headPosition())! + 1_000_000n;
     await log.close();
-    const response = await alice.get('/orders', { 'Consistency-Token': beyond });
+    const response = await alice.get('/orders', {
+      'Consistency-Token': consistencyTokenFor(service, beyond, alice.id),
+    });
     expect(response.status).toBe(400);
     const problem = await problemOf(response);
     expect(problem.errors).toEqual([
@@ -295,6 +308,58 @@ describe('read your writes: Consistency-Token', () => {
     const response = await alice.get('/orders', { 'Consistency-Token': 'yesterday' });
     expect(response.status).toBe(400);
     expect((await problemOf(response)).errors?.[0]?.field).toBe('Consistency-Token');
+  });
+
+  describe('a token the service did not issue to this caller tells nothing about the log', () => {
+    /** What a refused token is answered: everything but the request's own id. */
+    const answerTo = async (reader: OrderActor, token: string) => {
+      const response = await reader.get('/orders', { 'Consistency-Token': token });
+      const { instance: _instance, ...problem } = (await problemOf(response)) as { instance?: string };
+      return { status: response.status, problem };
+    };
+    const macOf = (token: string) => token.slice(token.indexOf('.') + 1);
+
+    it('a customer without orders learns nothing of the head: forged below and above it, the same 400', async () => {
+      const carol = await orderActor(service, ['customer']);
+      const log = await openEventLog(service.eventLog, 'test');
+      const head = (await log.headPosition())!;
+      await log.close();
+      // Bare positions (the form of before tokens were bound) and positions with a made-up MAC alike.
+      const forged = [1n, head - 1n, head, head + 1n, head + 1_000_000n].flatMap((position) => [
+        position.toString(),
+        `${position}.${'A'.repeat(22)}`,
+      ]);
+      const answers = await Promise.all(forged.map((token) => answerTo(carol, token)));
+      expect(answers[0]!.status).toBe(400);
+      expect(answers[0]!.problem).toMatchObject({
+        type: 'https://orders.example/problems/validation-failed',
+        errors: [{ field: 'Consistency-Token', message: expect.stringContaining('sent you') }],
+      });
+      for (const answer of answers) expect(answer).toEqual(answers[0]);
+    });
+
+    it("another caller's token, or one's own with its position changed, is answered the same, whatever it names", async () => {
+      const { consistencyToken: bobs } = await bob.placeOrder();
+      const { consistencyToken: alices } = await alice.placeOrder();
+      const bobsPosition = positionOfToken(bobs);
+      const refusals = await Promise.all([
+        // Bob's token, sent by alice: below the head.
+        answerTo(alice, bobs),
+        // Bob's MAC on other positions, below and above the head.
+        answerTo(alice, `${bobsPosition - 1n}.${macOf(bobs)}`),
+        answerTo(alice, `${bobsPosition + 1_000_000n}.${macOf(bobs)}`),
+        // Alice's own MAC moved to another position.
+        answerTo(alice, `${positionOfToken(alices) + 1n}.${macOf(alices)}`),
+        answerTo(alice, `${positionOfToken(alices) - 1n}.${macOf(alices)}`),
+      ]);
+      expect(refusals[0]!.status).toBe(400);
+      for (const refusal of refusals) expect(refusal).toEqual(refusals[0]);
+      // A token of a forged position with the other caller's MAC is no more than a forged one.
+      expect(refusals[0]).toEqual(await answerTo(alice, `${bobsPosition}.${'A'.repeat(22)}`));
+      // One's own tokens, sent back unchanged, work as before.
+      expect((await bob.get('/orders', { 'Consistency-Token': bobs })).status).toBe(200);
+      expect((await alice.get('/orders', { 'Consistency-Token': alices })).status).toBe(200);
+    });
   });
 
   it('sees every write at once when the token is sent back', async () => {

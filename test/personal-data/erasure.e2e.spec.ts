@@ -9,6 +9,7 @@ import { runAdmin } from '../support/run-admin.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
+import { tokenOf } from '../support/consistency-tokens.ts';
 
 /**
  * Crypto-shredding end to end, on the embedded default: a customer with a distinctive street orders (one
@@ -211,7 +212,9 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
       shippingAddressId: addressId,
     });
     const order = (await placed.json()) as OrderBody;
-    const consistent = { 'Consistency-Token': placed.headers.get('consistency-token')! };
+    const consistent = {
+      'Consistency-Token': tokenOf(service, staff, placed.headers.get('consistency-token')!),
+    };
     expect(
       ((await (await staff.get(`/orders/${order.id}`, consistent)).json()) as OrderBody).shippingAddress,
     ).toEqual(address);

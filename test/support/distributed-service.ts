@@ -97,6 +97,7 @@ export const startDistributedTestService = async (
   loadOrCreateSigningKey(join(keys, 'jwt-signing-key.pem'));
   loadOrCreateSecretKey(join(keys, 'webhook-secret-key'));
   loadOrCreateSecretKey(join(keys, 'personal-data-key'));
+  loadOrCreateSecretKey(join(keys, 'consistency-token-key'));
   const database = `test_${id}`;
   const eventLog = await eventLogOf();
   const childEnv: Record<string, string> = {
@@ -116,6 +117,7 @@ export const startDistributedTestService = async (
     JWT_PRIVATE_KEY_FILE: join(keys, 'jwt-signing-key.pem'),
     WEBHOOK_SECRET_KEY_FILE: join(keys, 'webhook-secret-key'),
     PERSONAL_DATA_KEY_FILE: join(keys, 'personal-data-key'),
+    CONSISTENCY_TOKEN_KEY_FILE: join(keys, 'consistency-token-key'),
     PUBLIC_BASE_URL: 'https://orders.example',
     SEED_DEMO_USERS: 'false',
     ...env,

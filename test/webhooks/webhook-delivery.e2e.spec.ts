@@ -98,6 +98,35 @@ describe('webhook delivery (embedded default, real receivers on loopback)', () =
     expect(requests.map((r) => r.json.timestamp)).toEqual(history.map((event) => event.occurredAt));
   });
 
+  it('sends the cancellation of a paid order with refundDue, and a payment once whatever its retries', async () => {
+    const hooks = await receiver();
+    await admin.register(hooks.url);
+    const { order } = await customer.placeOrder([{ productId: '1001', quantity: 2 }]);
+    const payment = { amount: { amount: 20, currency: 'EUR' }, reference: 'bank-transfer-refund' };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await staff.post(`/orders/${order.id}/payments`, payment)).status).toBe(200);
+    }
+    expect((await customer.post(`/orders/${order.id}/cancel`, { reason: 'too late' })).status).toBe(200);
+
+    const requests = (await hooks.waitFor((all) => all.filter(forOrder(order.id)).length >= 3)).filter(
+      forOrder(order.id),
+    );
+    expect(requests.map((r) => r.json.type)).toEqual([
+      'order.created',
+      'payment.received',
+      'order.status_changed',
+    ]);
+    expect(requests[2]!.json.data).toMatchObject({
+      orderId: order.id,
+      from: 'pending',
+      to: 'cancelled',
+      order: { status: 'cancelled', refundDue: { amount: 20, currency: 'EUR' } },
+    });
+    // No late payment.received for the retries: the last webhook of the order is the cancellation.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hooks.received.filter(forOrder(order.id))).toHaveLength(3);
+  });
+
   it('delivers only the kinds a subscription asked for, and nothing from before it existed', async () => {
     const { order: earlier } = await customer.placeOrder();
     const hooks = await receiver();

@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
 import { neverShedPaths } from '../load-shedding.ts';
+import { consistencyTokenFormat } from '../consistency-tokens.ts';
 import { problemKinds, type ProblemKind } from '../problem-kinds.ts';
 
 type HeaderSchema = { type: 'string'; pattern?: string; const?: string; format?: string; enum?: string[] };
@@ -28,8 +29,8 @@ const responseHeaders = {
   Location: { description: 'The path of the resource this request created.', schema: { type: 'string' } },
   'Consistency-Token': {
     description:
-      'Log position of the last event this command appended. Send it back as a request header on a query to read your own write: the query waits (bounded) until the read models have reached it.',
-    schema: { type: 'string', pattern: '^\\d+$' },
+      'Where the log was after this command (its last event’s position), bound to you: `<position>.<MAC>`. Send it back unchanged as a request header on a query, as the same user, to read your own write: the query waits (bounded) until the read models have reached it. Opaque: it works for the caller it was sent to only, and one altered or built is refused (400) whatever it names.',
+    schema: { type: 'string', pattern: consistencyTokenFormat.source },
   },
   'Accept-Patch': {
     description: 'The media types PATCH takes here (RFC 5789, section 3.1).',

@@ -38,8 +38,14 @@ const bodyOf = async (response) => {
   return response.text();
 };
 
-/** @param {string} a @param {string | null} b */
-const laterToken = (a, b) => (b === null || BigInt(a) > BigInt(b) ? a : b);
+/**
+ * The position a Consistency-Token names: `<position>.<MAC>`, the MAC binding it to the signed-in user.
+ * @param {string} token
+ */
+const positionOf = (token) => BigInt(/^\d+/.exec(token)?.[0] ?? '0');
+
+/** Of two tokens of the same user, the one naming the later position. @param {string} a @param {string | null} b */
+const laterToken = (a, b) => (b === null || positionOf(a) > positionOf(b) ? a : b);
 
 export class Api {
   /**

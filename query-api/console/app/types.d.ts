@@ -24,6 +24,8 @@ export type Order = {
   note: string | null;
   payments: { id: string; amount: Money; reference: string; receivedAt: string }[];
   cancellationReason: string | null;
+  /** Once an order that received payments is cancelled: what was paid, owed back. */
+  refundDue?: Money;
   /** Once shipped. */
   shipment?: {
     carrier: string | null;

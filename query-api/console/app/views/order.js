@@ -107,6 +107,7 @@ const OrderDetails = ({ order }) => {
         <div><dt>Customer</dt><dd><code>${order.customerId}</code></dd></div>
         <div><dt>Total</dt><dd>${formatMoney(order.total)}</dd></div>
         <div><dt>Paid</dt><dd>${formatMoney({ amount: roundToCurrency(paid, order.total.currency), currency: order.total.currency })}</dd></div>
+        ${order.refundDue ? html`<div><dt>Refund due</dt><dd>${formatMoney(order.refundDue)}</dd></div>` : null}
         <div><dt>Placed</dt><dd><${Time} iso=${order.createdAt} /></dd></div>
         <div><dt>Last change</dt><dd><${Time} iso=${order.updatedAt} /></dd></div>
         <div><dt>Note</dt><dd><${Text} value=${order.note} /></dd></div>
