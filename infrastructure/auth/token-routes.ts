@@ -54,9 +54,8 @@ export const tokenRoutes = ({
     const client = request.ip ?? 'unknown';
     await limiter.address(client);
     const { username, password } = parseInput(passwordGrant, request.body);
-    await limiter.username(username, client);
-    const granted = await passwordChecks.run(client, () =>
-      tokens.passwordGrant(username, password, clientOf(request)),
+    const granted = await limiter.passwordAttempt(username, client, () =>
+      passwordChecks.run(client, () => tokens.passwordGrant(username, password, clientOf(request))),
     );
     sendTokens(response, granted);
   });
