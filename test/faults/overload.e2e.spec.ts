@@ -81,7 +81,7 @@ describe('the embedded default under overload (its own process, default limits)'
     const baseline = service.memory();
     report(
       `embedded default (pid ${service.pid}) with its default limits (HTTP_MAX_REQUESTS_IN_FLIGHT 1000, ` +
-        `HTTP_MAX_EVENT_LOOP_DELAY_MS 200, HTTP_MAX_CONNECTIONS 10000), no bound per client address, and LOG_LEVEL info; ` +
+        `HTTP_MAX_EVENT_LOOP_DELAY_MS 200, HTTP_MAX_CONNECTIONS 10000), no bound per client address, per-user write limits out of the way, and LOG_LEVEL info; ` +
         `RSS ${baseline.rssMb.toFixed(0)} MB before the load`,
     );
 
