@@ -23,6 +23,7 @@ import {
 } from './support/processes.ts';
 import { markdownTable, reportOption, writeReport } from './support/report.ts';
 import { benchCustomer } from './support/bench-customer.ts';
+import { benchWriteLimits } from './support/services.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,6 +57,8 @@ const startServer = (root: string, dataDir: string) =>
     DATA_DIR: dataDir,
     SEED_DEMO_USERS: 'false',
     LOG_LEVEL: 'info',
+    // One customer places every order of the run (a revision that has no such limits ignores these).
+    ...benchWriteLimits,
   });
 
 const startSide = async (name: string, root: string): Promise<Side> => {

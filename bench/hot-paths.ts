@@ -30,7 +30,7 @@ import {
   type Started,
 } from './support/processes.ts';
 import { figure, markdownTable, memoryOf, reportOption, writeReport } from './support/report.ts';
-import { startBenchService } from './support/services.ts';
+import { benchWriteLimits, startBenchService } from './support/services.ts';
 import { benchAddress, benchCustomer } from './support/bench-customer.ts';
 
 const { values } = parseArgs({
@@ -61,7 +61,7 @@ const service = await startBenchService({
   mode: 'embedded',
   prefix: 'bench-hot-paths-',
   users: [{ email, password, role: 'customer' }],
-  env: cpuProfileEnv(),
+  env: { ...benchWriteLimits, ...cpuProfileEnv() },
 });
 const { writeUrl: serviceUrl, dataDir } = service;
 const { token, auth, orderBody, postHeaders, addressId } = await benchCustomer(serviceUrl, {

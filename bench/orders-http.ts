@@ -29,7 +29,7 @@ import {
   writeReport,
 } from './support/report.ts';
 import { atLeast, atMost, below, goalsOption, ratio, writeGoals } from './support/goals.ts';
-import { benchMode, modeOption, startBenchService } from './support/services.ts';
+import { benchMode, modeOption, benchWriteLimits, startBenchService } from './support/services.ts';
 import { benchCustomer } from './support/bench-customer.ts';
 
 const { values } = parseArgs({
@@ -61,7 +61,7 @@ const service = await startBenchService({
   mode,
   prefix: 'bench-orders-',
   users: [{ email, password, role: 'customer' }],
-  env: cpuProfileEnv(),
+  env: { ...benchWriteLimits, ...cpuProfileEnv() },
 });
 const { writeUrl, readUrl, dataDir } = service;
 
@@ -291,7 +291,7 @@ const embedded =
         mode: 'embedded',
         prefix: 'bench-orders-embedded-',
         users: [{ email, password, role: 'customer' }],
-        env: cpuProfileEnv(),
+        env: { ...benchWriteLimits, ...cpuProfileEnv() },
       })
     : undefined;
 const embeddedCustomer = embedded === undefined ? undefined : await customerOf(embedded.writeUrl);

@@ -1,6 +1,7 @@
 // GET /products/{id}, 200 and 304, on the embedded service beside a bare node:http server sending the same
 // bytes and headers, alternating, several rounds, 50 connections. Run: npm run bench:products
 // Options: --rounds N --duration SECONDS --connections N --report FILE (its BENCHMARKS.md section)
+import { benchWriteLimits } from './support/services.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,8 @@ const service = await startProcess('embedded/main.ts', [], {
   DATA_DIR: dataDir,
   SEED_DEMO_USERS: 'false',
   LOG_LEVEL: 'info',
+  // Catalogue reads need no user; the limits are set as in every benchmark all the same.
+  ...benchWriteLimits,
   ...cpuProfileEnv(),
 });
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load } from './support/processes.ts';
-import { startBenchService } from './support/services.ts';
+import { benchWriteLimits, startBenchService } from './support/services.ts';
 import { summariseProfile, type CpuProfile } from './support/profile-summary.ts';
 import { benchCustomer } from './support/bench-customer.ts';
 
@@ -36,7 +36,7 @@ const service = await startBenchService({
   mode: 'embedded',
   prefix: 'bench-profile-',
   users: [{ email, password, role: 'customer' }],
-  env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` },
+  env: { ...benchWriteLimits, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` },
 });
 const url = service.writeUrl;
 const { auth, orderBody, postHeaders } = await benchCustomer(url, { email, password });

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { median, pinned, startProcess, type Started } from './support/processes.ts';
 import { below, goalsOption, writeGoals } from './support/goals.ts';
 import { figure, markdownTable, reportOption, writeReport } from './support/report.ts';
-import { benchMode, modeOption, startBenchService } from './support/services.ts';
+import { benchMode, modeOption, benchWriteLimits, startBenchService } from './support/services.ts';
 
 const { values } = parseArgs({
   options: {
@@ -179,7 +179,7 @@ const service = await startBenchService({
   mode,
   prefix: 'bench-webhooks-',
   users: Object.entries(users).map(([role, email]) => ({ email, password, role })),
-  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+  env: { ...benchWriteLimits, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
 });
 const { writeUrl } = service;
 const bearer = async (email: string) => {

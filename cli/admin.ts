@@ -10,6 +10,7 @@ import { keyCommands } from './key-commands.ts';
 import { logCommands, ReadModelMismatchError } from './log-commands.ts';
 import { personalDataCommands } from './personal-data-commands.ts';
 import { UsageError, userCommands } from './user-commands.ts';
+import { LastAdminError } from '../projections/identity/users.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
 
@@ -138,7 +139,11 @@ main(process.argv.slice(2)).then(
     } else if (error instanceof ReadModelMismatchError) {
       process.stderr.write(`${error.message}\n`);
       process.exitCode = 1;
-    } else if (error instanceof DataError || error instanceof MissingEventLogError) {
+    } else if (
+      error instanceof DataError ||
+      error instanceof MissingEventLogError ||
+      error instanceof LastAdminError
+    ) {
       process.stderr.write(`${error.message}\n`);
       process.exitCode = 65;
     } else if (error instanceof ConfigurationError) {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../infrastructure/auth/passwords.ts';
 import { isRole, roles, type Role } from '../domain/identity/roles.ts';
-import { EmailTakenError, type User } from '../projections/identity/users.ts';
+import { EmailTakenError, keepAnAdmin, type User } from '../projections/identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { AdminStores } from './admin-stores.ts';
 
@@ -135,7 +135,9 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
   async 'user:set-role'(args, context) {
     const values = parse(args);
     const user = await requireUnerasedUser(context, values.email);
-    const updated = await context.stores.users.setRoles(user.id, parseRoles(values.role));
+    const roles = parseRoles(values.role);
+    if (!roles.includes('admin')) await keepAnAdmin(context.stores.users, user.id);
+    const updated = await context.stores.users.setRoles(user.id, roles);
     context.out(`updated ${describe(updated!)}`);
   },
 
@@ -154,6 +156,7 @@ export const userCommands: Record<string, (args: string[], context: CommandConte
   async 'user:disable'(args, context) {
     const values = parse(args);
     const user = await requireUser(context, values.email);
+    await keepAnAdmin(context.stores.users, user.id);
     const updated = await context.stores.users.setDisabled(user.id, true);
     // Signed-in sessions end too: no refresh token of this user works any more, nor any access token
     // issued until now, should the user be enabled again.

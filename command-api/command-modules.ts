@@ -2,6 +2,7 @@ import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CatalogStore } from '../projections/catalog/catalog.ts';
 import type { Authenticator } from '../infrastructure/auth/authenticator.ts';
+import type { WriteLimiter } from '../infrastructure/auth/write-limits.ts';
 import type { UserStore } from '../projections/identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
@@ -24,6 +25,7 @@ import { subscriptionsCommandModule } from './webhook-subscriptions/subscription
 export const commandModules = ({
   eventStore,
   authenticator,
+  writeLimits,
   stores,
   webhooks,
   config,
@@ -35,6 +37,8 @@ export const commandModules = ({
 }: {
   eventStore: EventStore;
   authenticator: Authenticator;
+  /** The per-user limits on writes: orders placed, addresses stored. */
+  writeLimits: WriteLimiter;
   stores: {
     catalog: CatalogStore;
     users: UserStore;
@@ -66,6 +70,7 @@ export const commandModules = ({
   ordersCommandModule({
     eventStore,
     authenticator,
+    writeLimits,
     catalog: stores.catalog,
     catalogRefreshIntervalMs: config.catalog.refreshIntervalMs,
     users: stores.users,
@@ -91,6 +96,7 @@ export const commandModules = ({
     users: stores.users,
     refreshTokens: stores.refreshTokens,
     authenticator,
+    writeLimits,
     eventStore,
     keyring: personalData,
     flushDeleted,

@@ -7,7 +7,7 @@ import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../projections/catalog/demo-catalog.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from './identity/demo-users.ts';
-import { roles } from '../domain/identity/roles.ts';
+import { roles, staffRoles } from '../domain/identity/roles.ts';
 import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
 import { authorize } from './authorize.ts';
 import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
@@ -70,6 +70,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
     refreshTokens,
     signingKey: resolveSigningKey(config.auth, null),
     roles,
+    staffRoles,
     authorize,
     config: config.auth,
     clock,
@@ -84,6 +85,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       ...commandModules({
         eventStore,
         authenticator: auth.authenticator,
+        writeLimits: auth.writeLimits,
         stores: {
           catalog,
           users,

@@ -8,7 +8,7 @@ import { seedDemoCatalog } from '../projections/catalog/demo-catalog.ts';
 import { createSqliteCatalogStore } from '../projections/catalog/sqlite-catalog-store.ts';
 import { createSqliteIdempotencyStore } from '../command-api/idempotency/sqlite-idempotency-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from '../command-api/identity/demo-users.ts';
-import { roles } from '../domain/identity/roles.ts';
+import { roles, staffRoles } from '../domain/identity/roles.ts';
 import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
 import { authorize } from '../command-api/authorize.ts';
 import { createSqliteRefreshTokenStore } from '../infrastructure/auth/sqlite-refresh-token-store.ts';
@@ -115,6 +115,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
     refreshTokens,
     signingKey: resolveSigningKey(config.auth, join(config.dataDir, 'keys', 'jwt-signing-key.pem')),
     roles,
+    staffRoles,
     authorize,
     config: config.auth,
     clock,
@@ -154,6 +155,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
       ...commandModules({
         eventStore,
         authenticator: auth.authenticator,
+        writeLimits: auth.writeLimits,
         stores: {
           catalog,
           users,

@@ -25,7 +25,11 @@ const tokens = (description: string): ApiResponse => ({
   headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
 });
 
-const rateLimited = 'Too many attempts from this address or for this username; see Retry-After.';
+const rateLimited =
+  'Too many requests from this address, or too many wrong passwords for this username from this address; see Retry-After.';
+const signInLimited =
+  'Too many requests from this address, too many wrong passwords for this username from this address, or ' +
+  'too many sessions opened by this user (USER_WRITE_LIMIT_SESSIONS); see Retry-After.';
 
 /** RFC 6749, section 5.2's members, which the token endpoints' problems carry as extensions. */
 const oauthMembers = (codes: readonly [OAuthErrorCode, ...OAuthErrorCode[]]) => ({
@@ -100,7 +104,7 @@ export const authOperations: ApiOperation[] = [
         when: 'Wrong username or password, or the refresh token is unknown, expired, revoked or already used: `error` is `invalid_grant`.',
         body: grantProblem,
       },
-      'rate-limited': rateLimited,
+      'rate-limited': signInLimited,
     },
   },
   {
@@ -291,6 +295,9 @@ export const authOperations: ApiOperation[] = [
     problems: {
       forbidden: 'The caller’s role keeps no addresses (auditors).',
       conflict: 'The user already has the maximum number of stored addresses (50).',
+      'rate-limited':
+        'The user stored too many addresses in the window (USER_WRITE_LIMIT_ADDRESSES, or STAFF_ for staff ' +
+        'and admins); see Retry-After.',
     },
   },
   {
@@ -323,13 +330,17 @@ export const authOperations: ApiOperation[] = [
       '`PersonalDataErased` (who, when; nothing about the person) to the stream `user-{userId}`. Orders, ' +
       'amounts, statuses, timestamps and the history itself stay. Idempotent: a repeat answers 204 and ' +
       'changes nothing. Webhooks delivered before cannot be recalled. Other processes see the erasure ' +
-      'within 5 seconds (their key cache). Also `npm run admin -- user:erase --email E` (or `--id`).',
+      'within 5 seconds (their key cache). The last active admin is not erased (409). Also ' +
+      '`npm run admin -- user:erase --email E` (or `--id`).',
     access: accessDescription('eraseUser'),
     params: z.object({ userId: z.string() }),
     responses: { 204: { description: 'Erased (now or before).' } },
     problems: {
       forbidden: 'Only admins erase users.',
       'not-found': 'There is no user with this id.',
+      conflict:
+        'The user is the last active admin (one holding the admin role, not disabled): the service would ' +
+        'be left without one. Make another user admin first.',
     },
   },
 ];

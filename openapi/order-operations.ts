@@ -190,6 +190,9 @@ export const orderOperations: ApiOperation[] = [
       forbidden: 'The caller’s role does not place orders (auditors).',
       conflict: 'A request with this Idempotency-Key is still being processed.',
       'idempotency-key-mismatch': 'This Idempotency-Key was used with a different body.',
+      'rate-limited':
+        'The user placed too many orders in the window (USER_WRITE_LIMIT_ORDERS, or STAFF_WRITE_LIMIT_ORDERS ' +
+        'for staff and admins); nothing was placed. See Retry-After.',
     },
   },
   {

@@ -4,7 +4,7 @@ import { resolveConsistencyTokenKey } from '../infrastructure/config/consistency
 import { createConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
-import { roles } from '../domain/identity/roles.ts';
+import { roles, staffRoles } from '../domain/identity/roles.ts';
 import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
 import { authorize } from './authorize.ts';
 import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
@@ -59,6 +59,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     refreshTokens: await createMongoRefreshTokenStore(db),
     signingKey: resolveSigningKey(config.auth, null),
     roles,
+    staffRoles,
     authorize,
     config: config.auth,
     clock,

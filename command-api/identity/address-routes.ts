@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isCountryCode } from '../../domain/identity/countries.ts';
 import { authenticate, principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { accountGone, type Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import type { WriteLimiter } from '../../infrastructure/auth/write-limits.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { acceptBody } from '../../infrastructure/http/accept-body.ts';
 import { ApiError, notFound } from '../../infrastructure/http/api-error.ts';
@@ -12,12 +13,19 @@ import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
 import { activeUser, addressView } from '../../projections/identity/user-resource.ts';
-import { AddressLimitError, type StoredAddress, type UserStore } from '../../projections/identity/users.ts';
+import {
+  AddressLimitError,
+  LastAdminError,
+  type StoredAddress,
+  type UserStore,
+} from '../../projections/identity/users.ts';
 import { authorize } from '../authorize.ts';
 
 /** How the identity stores' errors answer over HTTP. */
 export const identityErrors: ErrorMapper = (error) =>
-  error instanceof AddressLimitError ? new ApiError('conflict', error.message) : undefined;
+  error instanceof AddressLimitError || error instanceof LastAdminError
+    ? new ApiError('conflict', error.message)
+    : undefined;
 
 const text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
@@ -40,11 +48,14 @@ const sealedAddressFields = [['street'], ['city'], ['postalCode'], ['country']] 
 export const addressRoutes = ({
   users,
   authenticator,
+  writeLimits,
   clock,
   personalData,
 }: {
   users: UserStore;
   authenticator: Authenticator;
+  /** The per-user limit on addresses stored. */
+  writeLimits: Pick<WriteLimiter, 'route'>;
   clock: Clock;
   /** Seals stored addresses. */
   personalData: Pick<PersonalDataKeyring, 'sealFields'>;
@@ -57,6 +68,7 @@ export const addressRoutes = ({
     '/users/me/addresses',
     auth,
     authorize('addAddress'),
+    writeLimits.route('addresses'),
     acceptBody('json'),
     async (request, response) => {
       const address = parseInput(addressSchema, request.body);

@@ -12,7 +12,7 @@ import type { PersonalDataKeyring } from '../../infrastructure/personal-data/key
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { RefreshTokenStore } from '../../infrastructure/auth/refresh-tokens.ts';
 import { createSessions } from '../../infrastructure/auth/sessions.ts';
-import type { User, UserStore } from '../../projections/identity/users.ts';
+import { keepAnAdmin, type User, type UserStore } from '../../projections/identity/users.ts';
 
 /** The stream that records a user's erasure: the fact, who and when, and nothing about the person. */
 export const userStreamName = (userId: string) => `user-${userId}`;
@@ -76,12 +76,17 @@ export const createUserErasure = ({
   const log = async () => (typeof eventStore === 'function' ? eventStore() : eventStore);
 
   return {
-    /** Erases the user; null when there is no user with this id. */
+    /**
+     * Erases the user; null when there is no user with this id. Throws LastAdminError, changing nothing,
+     * when the user is the last active admin.
+     */
     async erase(
       userId: string,
       by: { actor: Actor | null; correlationId: string },
     ): Promise<ErasureOutcome | null> {
       if (!(await users.findById(userId))) return null;
+      // The last active admin is not erased (LastAdminError): nobody could administer the service after.
+      await keepAnAdmin(users, userId);
       const erasedAt = clock.now().toISOString();
       const keyDeleted = await keyring.erase(userId, erasedAt);
       const user = (await users.anonymise(userId, anonymousUser(userId)))!;

@@ -1,4 +1,5 @@
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import type { WriteLimiter } from '../../infrastructure/auth/write-limits.ts';
 import type { RefreshTokenStore } from '../../infrastructure/auth/refresh-tokens.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
@@ -14,6 +15,7 @@ export const identityCommandModule = ({
   users,
   refreshTokens,
   authenticator,
+  writeLimits,
   eventStore,
   keyring,
   flushDeleted,
@@ -22,6 +24,8 @@ export const identityCommandModule = ({
   users: UserStore;
   refreshTokens: RefreshTokenStore;
   authenticator: Authenticator;
+  /** The per-user limit on addresses stored. */
+  writeLimits: Pick<WriteLimiter, 'route'>;
   /** The log erasure appends PersonalDataErased to. */
   eventStore: EventStore;
   /** Seals stored addresses; erasure deletes the user's data key. */
@@ -31,7 +35,7 @@ export const identityCommandModule = ({
   clock: Clock;
 }): HttpModule => ({
   routers: [
-    addressRoutes({ users, authenticator, clock, personalData: keyring }),
+    addressRoutes({ users, authenticator, writeLimits, clock, personalData: keyring }),
     erasureRoutes({
       erasure: createUserErasure({
         users,

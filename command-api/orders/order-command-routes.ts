@@ -9,6 +9,7 @@ import { moneyFromDecimal } from '../../domain/shared/money.ts';
 import { authenticate, mayActOn, principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { authorize } from '../authorize.ts';
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
+import type { WriteLimiter } from '../../infrastructure/auth/write-limits.ts';
 import { scopeOf } from '../../domain/identity/permissions.ts';
 import type { UserStore } from '../../projections/identity/users.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
@@ -40,6 +41,8 @@ import { placeOrderCommand, placeOrderRequest } from './place-order.ts';
 export type OrderCommandDeps = {
   eventStore: EventStore;
   authenticator: Authenticator;
+  /** The per-user limit on orders placed. */
+  writeLimits: Pick<WriteLimiter, 'route'>;
   /** Where order lines find their product: the catalogue snapshot. */
   catalog: Pick<CatalogStore, 'getProduct'>;
   users: UserStore;
@@ -167,6 +170,8 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     '/orders',
     auth,
     authorize('placeOrder'),
+    // Before the idempotency step: a refused order is not stored as the key's answer.
+    deps.writeLimits.route('orders'),
     acceptBody('json'),
     keyed,
     async (request, response) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { writeLimitEnvironment, writeLimitsConfig } from './write-limits.ts';
 
 /** Environment variables of signing in, shared by every process that issues or verifies tokens. */
 export const authEnvironment = {
@@ -25,14 +26,34 @@ export const authEnvironment = {
     .positive()
     .default(30)
     .describe('Token-endpoint requests per client address per window.'),
-  AUTH_RATE_LIMIT_PER_USERNAME: z.coerce
+  AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS: z.coerce
     .number()
     .int()
     .positive()
     .default(10)
     .describe(
-      'Password attempts per username from one client address per window; ten times as many from all ' +
-        'addresses together.',
+      'Wrong passwords for one account from one client address per window; beyond, that address waits for ' +
+        'the end of its window (for that account only).',
+    ),
+  AUTH_FAILED_LOGINS_PER_ACCOUNT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100)
+    .describe(
+      'Wrong passwords for one account from all addresses per window; beyond, each address that has failed ' +
+        'against the account waits after one failure. An address that has not failed is never refused.',
+    ),
+  AUTH_RATE_LIMIT_PER_USERNAME: z
+    .undefined({
+      error:
+        'was removed (it let anyone lock an account out from many addresses): set ' +
+        'AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS (and AUTH_FAILED_LOGINS_PER_ACCOUNT) instead',
+    })
+    .optional()
+    .describe(
+      'Removed: refused at start. Its replacements are AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS and ' +
+        'AUTH_FAILED_LOGINS_PER_ACCOUNT.',
     ),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce
     .number()
@@ -40,6 +61,7 @@ export const authEnvironment = {
     .positive()
     .default(60)
     .describe('The rate-limit window, in seconds.'),
+  ...writeLimitEnvironment,
   TRUST_PROXY: z
     .string()
     .default('false')
@@ -58,10 +80,11 @@ type AuthEnvironment = {
   JWT_AUDIENCE: string;
   AUTH_REALM: string;
   AUTH_RATE_LIMIT_PER_ADDRESS: number;
-  AUTH_RATE_LIMIT_PER_USERNAME: number;
+  AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS: number;
+  AUTH_FAILED_LOGINS_PER_ACCOUNT: number;
   AUTH_RATE_LIMIT_WINDOW_SECONDS: number;
   TRUST_PROXY: boolean | number | string;
-};
+} & Parameters<typeof writeLimitsConfig>[0];
 
 export const authConfig = (env: AuthEnvironment, publicBaseUrl: string) => ({
   signingKeyPem: env.JWT_PRIVATE_KEY,
@@ -71,9 +94,11 @@ export const authConfig = (env: AuthEnvironment, publicBaseUrl: string) => ({
   realm: env.AUTH_REALM,
   rateLimits: {
     perAddress: env.AUTH_RATE_LIMIT_PER_ADDRESS,
-    perUsername: env.AUTH_RATE_LIMIT_PER_USERNAME,
+    failuresPerAccountAndAddress: env.AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS,
+    failuresPerAccount: env.AUTH_FAILED_LOGINS_PER_ACCOUNT,
     windowSeconds: env.AUTH_RATE_LIMIT_WINDOW_SECONDS,
   },
+  writeLimits: writeLimitsConfig(env),
   trustProxy: env.TRUST_PROXY,
 });
 

@@ -15,6 +15,7 @@ import { createSessions } from './sessions.ts';
 import { loadOrCreateSigningKey, signingKeyFromPem, type SigningKey } from './signing-keys.ts';
 import { createTokenService } from './token-service.ts';
 import { tokenRoutes } from './token-routes.ts';
+import { createWriteLimits } from './write-limits.ts';
 
 /**
  * The configured signing key, or, where none is configured, the one kept in `generatedKeyPath` (the embedded
@@ -37,6 +38,7 @@ export const createAuthModule = ({
   refreshTokens,
   signingKey,
   roles,
+  staffRoles,
   authorize,
   config,
   clock,
@@ -46,6 +48,8 @@ export const createAuthModule = ({
   signingKey: SigningKey;
   /** The roles tokens may carry. */
   roles: readonly [string, ...string[]];
+  /** The roles whose holders count against the staff write limits rather than the customers'. */
+  staffRoles: readonly string[];
   /** The permission table's check, for the routes of one's own sessions. */
   authorize: AuthorizeSessions;
   config: AuthConfig;
@@ -59,12 +63,14 @@ export const createAuthModule = ({
     publicKeyFor: (kid) => (kid === signingKey.kid ? signingKey.publicKey : undefined),
   });
   const authenticator = createAuthenticator({ verifier, users: accounts, clock });
+  const writeLimits = createWriteLimits({ limits: config.writeLimits, staffRoles });
   const sessions = createSessions({ users: accounts, refreshTokens, authenticator, clock });
   const tokens = createTokenService({
     users: accounts,
     refreshTokens,
     accessTokens: createAccessTokenIssuer({ ...audience, signingKey, clock, newId: randomUUID }),
     sessions,
+    admitSession: (user) => writeLimits.count('sessions', user),
     identifyAccessToken: (token) => verifier.identify(token),
     clock,
     newId: randomUUID,
@@ -84,5 +90,5 @@ export const createAuthModule = ({
     // Tokens and one's sessions: never for a shared cache.
     cachePolicy: { privatePaths: ['/auth/', '/users/me/sessions'] },
   };
-  return { authenticator, module };
+  return { authenticator, module, writeLimits };
 };

@@ -134,9 +134,8 @@ export const tokenRoutes = ({
       return;
     }
     const { username, password } = grant;
-    await limiter.username(username, client);
-    const granted = await passwordChecks.run(client, () =>
-      tokens.passwordGrant(username, password, clientOf(request)),
+    const granted = await limiter.passwordAttempt(username, client, () =>
+      passwordChecks.run(client, () => tokens.passwordGrant(username, password, clientOf(request))),
     );
     sendTokens(response, granted);
   });

@@ -36,6 +36,7 @@ export const createTokenService = ({
   refreshTokens,
   accessTokens,
   sessions,
+  admitSession = async () => {},
   identifyAccessToken,
   clock,
   newId,
@@ -44,6 +45,8 @@ export const createTokenService = ({
   refreshTokens: RefreshTokenStore;
   accessTokens: AccessTokenIssuer;
   sessions: Sessions;
+  /** Throws (429) when this user may open no more sessions now: the per-user write limit of sign-ins. */
+  admitSession?: (user: { id: string; roles: readonly string[] }) => Promise<void>;
   /** The claims of an access token this service issued, expired or not; null for anything else. */
   identifyAccessToken: (token: string) => { userId: string; tokenId: string; expiresAt: number } | null;
   clock: Clock;
@@ -81,6 +84,7 @@ export const createTokenService = ({
       const user = await users.findByEmail(username);
       const valid = user ? await verifyPassword(password, user.passwordHash) : await decoyCheck(password);
       if (!user || !valid || user.disabled) throw invalidGrant('The username or password is wrong.');
+      await admitSession(user);
       return issue(user, { familyId: newId(), sessionStartedAt: clock.now().toISOString() }, client);
     },
 

@@ -67,6 +67,27 @@ const checkedLookup =
     );
   };
 
+/**
+ * An error's message as a delivery's reason: the host name (and an address and port) may stay, since they are
+ * how an operator tells which receiver fails and why (`getaddrinfo ENOTFOUND hooks.shop.example`); the URL's
+ * path, query and fragment never do, since they may be a credential (a token in the path or the query).
+ */
+export const deliveryReason = (message: string, target: URL): string => {
+  let reason = message.replaceAll(target.href, `${target.origin}/[path not shown]`);
+  const { pathname, search, hash } = target;
+  for (const part of [
+    `${pathname}${search}${hash}`,
+    `${pathname}${search}`,
+    `${search}${hash}`,
+    search,
+    hash,
+  ]) {
+    if (part.length > 1) reason = reason.replaceAll(part, '[path not shown]');
+  }
+  if (pathname.length > 1) reason = reason.replaceAll(pathname, '[path not shown]');
+  return reason;
+};
+
 export const createWebhookPoster = (options: {
   policy: NetworkPolicy;
   resolve: ResolveHost;
@@ -109,8 +130,12 @@ export const createWebhookPoster = (options: {
       const fail = (error: Error) =>
         finish(
           error instanceof WebhookTargetRefusedError
-            ? { outcome: 'refused', reason: error.message, durationMs: elapsed() }
-            : { outcome: 'network-error', error: error.message, durationMs: elapsed() },
+            ? { outcome: 'refused', reason: deliveryReason(error.message, target), durationMs: elapsed() }
+            : {
+                outcome: 'network-error',
+                error: deliveryReason(error.message, target),
+                durationMs: elapsed(),
+              },
         );
 
       let outgoing: http.ClientRequest | undefined;

@@ -80,6 +80,12 @@ export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
     async countUsers() {
       return users.countDocuments();
     },
+    async activeUserIdsWithRole(role) {
+      const documents = await users
+        .find({ roles: role, disabled: false }, { projection: { _id: 1 } })
+        .toArray();
+      return documents.map(({ _id }) => _id);
+    },
     async setRoles(id, roles: Role[]) {
       return updated(id, { roles });
     },

@@ -88,6 +88,9 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
   const byEmail = db.prepare('SELECT * FROM users WHERE email = ?');
   const all = db.prepare('SELECT * FROM users ORDER BY created_at, email');
   const count = db.prepare('SELECT count(*) AS n FROM users');
+  const activeWithRole = db.prepare(
+    'SELECT id FROM users WHERE disabled = 0 AND EXISTS (SELECT 1 FROM json_each(users.roles) WHERE value = ?)',
+  );
   const updateRoles = db.prepare('UPDATE users SET roles = ? WHERE id = ? RETURNING *');
   const updateDisabled = db.prepare('UPDATE users SET disabled = ? WHERE id = ? RETURNING *');
   const updatePasswordHash = db.prepare('UPDATE users SET password_hash = ? WHERE id = ? RETURNING *');
@@ -156,6 +159,9 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
     },
     async countUsers() {
       return (count.get() as { n: number }).n;
+    },
+    async activeUserIdsWithRole(role) {
+      return (activeWithRole.all(role) as { id: string }[]).map(({ id }) => id);
     },
     async setRoles(id, roles) {
       const row = updateRoles.get(JSON.stringify(roles), id) as UserRow | undefined;

@@ -36,6 +36,8 @@ export type UserStore = UserAccounts & {
   findByEmail(email: string): Promise<User | null>;
   listUsers(): Promise<User[]>;
   countUsers(): Promise<number>;
+  /** The ids of the users holding this role who are not disabled (erased users are disabled). */
+  activeUserIdsWithRole(role: Role): Promise<string[]>;
   /** Returns the updated user, or null when there is none with this id. */
   setRoles(id: string, roles: Role[]): Promise<User | null>;
   setDisabled(id: string, disabled: boolean): Promise<User | null>;
@@ -72,3 +74,23 @@ export class AddressLimitError extends Error {
 }
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+/** Erasing, disabling or demoting the only active admin: nobody could administer the service any more. */
+export class LastAdminError extends Error {
+  readonly kind = 'last-admin';
+  constructor() {
+    super('This is the last active admin: make another user admin (or enable one) first.');
+  }
+}
+
+/**
+ * Throws LastAdminError when `userId` is an active admin and no other user is: the change asked (erasure,
+ * disabling, taking the admin role away) would leave the service without one.
+ */
+export const keepAnAdmin = async (
+  users: Pick<UserStore, 'activeUserIdsWithRole'>,
+  userId: string,
+): Promise<void> => {
+  const admins = await users.activeUserIdsWithRole('admin');
+  if (admins.includes(userId) && admins.length === 1) throw new LastAdminError();
+};

@@ -27,6 +27,10 @@ password="fuzz-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 export WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
 # Webhook hosts the fuzzer makes up resolve nowhere, at once: no DNS server answers on this port.
 export WEBHOOK_DNS_SERVERS=127.0.0.1:9
+# The fuzzer writes (orders, addresses) as one user as fast as it can: the per-user write limits, set
+# explicitly out of its way, would otherwise answer most of its requests 429 (a documented answer all the same).
+export USER_WRITE_LIMIT_ORDERS=10000000 USER_WRITE_LIMIT_ADDRESSES=10000000 USER_WRITE_LIMIT_SESSIONS=10000000
+export STAFF_WRITE_LIMIT_ORDERS=10000000 STAFF_WRITE_LIMIT_ADDRESSES=10000000 STAFF_WRITE_LIMIT_SESSIONS=10000000
 # The fuzzer signs in once; the login limiter must not refuse its token request later on.
 printf '%s' "$password" | "$node" cli/admin.ts user:add --email fuzz-admin@shop.example --password-stdin \
   --role admin,staff,auditor --name 'Fuzz Admin' > /dev/null

@@ -4,6 +4,7 @@ import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
 import { createPostgresLogDatabase } from '../support/postgres-log.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // The four processes reach their PostgreSQL log through a forwarder that the test cuts, as a crashed or
 // partitioned database server would look to them, and then heals.
@@ -21,7 +22,7 @@ describe('the distributed mode while its PostgreSQL event log is out of reach', 
     const proxied = new URL(log.url);
     proxied.port = String(proxy.port);
     service = await startDistributedTestService(
-      { EVENT_LOG_URL: proxied.toString(), EVENT_LOG_POLL_INTERVAL_MS: '200' },
+      { ...loadTestWriteLimits, EVENT_LOG_URL: proxied.toString(), EVENT_LOG_POLL_INTERVAL_MS: '200' },
       { time: 'real' },
     );
     customer = await orderActor(service, ['customer']);

@@ -9,6 +9,7 @@ import { runAdmin } from '../support/run-admin.ts';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
 import { consistencyTokenFor, positionOfToken } from '../support/consistency-tokens.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // The reliability promises of the distributed mode, with real processes killed and a real Kafka stopped.
 // Each test prints what it did and what it checked.
@@ -25,7 +26,7 @@ afterEach(async () => {
 
 const start = async (env: Record<string, string> = {}) => {
   const service = await startDistributedTestService(
-    { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
+    { ...loadTestWriteLimits, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     { time: 'real' },
   );
   cleanups.push(() => service.stop());

@@ -6,6 +6,7 @@ import { orderActor } from '../support/orders.ts';
 import type { ServiceName } from '../support/service-process.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // GET /ready and GET /metrics of each process of the distributed mode, on FerretDB and Kafka.
 
@@ -54,7 +55,10 @@ describe('operations endpoints of the distributed processes', () => {
   };
 
   beforeAll(async () => {
-    service = await startDistributedTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, { time: 'real' });
+    service = await startDistributedTestService(
+      { ...loadTestWriteLimits, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+      { time: 'real' },
+    );
     receiver = await startWebhookReceiver();
   });
   afterAll(async () => {

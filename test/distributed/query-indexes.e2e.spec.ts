@@ -8,6 +8,7 @@ import { orderActor } from '../support/orders.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
 import { tokenOf } from '../support/consistency-tokens.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // Every query the distributed mode sends is served by an index: traffic like the HTTP suite's runs through
 // the four processes (orders placed, moved, listed every way; the catalogue; identity; webhooks delivered
@@ -52,7 +53,7 @@ describe('query shapes and indexes of the distributed mode', () => {
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   beforeAll(async () => {
     service = await startDistributedTestService(
-      { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+      { ...loadTestWriteLimits, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
       { time: 'real', countMongoCommands: true },
     );
     receiver = await startWebhookReceiver();

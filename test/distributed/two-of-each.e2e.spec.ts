@@ -4,6 +4,7 @@ import { orderActor, type OrderBody } from '../support/orders.ts';
 import { startWebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.ts';
 import { webhookAdmin } from '../support/webhooks.ts';
 import { tokenOf } from '../support/consistency-tokens.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // Two command APIs, two query APIs and two webhook dispatchers on the same stores (the projections
 // process stays single, as documented), one of each killed with SIGKILL under load. What it shows: no
@@ -28,6 +29,8 @@ const orderOf = (webhook: ReceivedWebhook) =>
 it('loses no acknowledged order and no webhook, and keeps each order in order, when one of each is killed', async () => {
   const service = await startDistributedTestService(
     {
+      // A few customers place orders under load on two command APIs: the per-user limits are not the subject.
+      ...loadTestWriteLimits,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       WEBHOOK_TIMEOUT_MS: '2000',

@@ -34,7 +34,17 @@ describe('embedded configuration', () => {
         issuer: 'http://localhost:3000',
         audience: 'order-service',
         realm: 'order-service',
-        rateLimits: { perAddress: 30, perUsername: 10, windowSeconds: 60 },
+        rateLimits: {
+          perAddress: 30,
+          failuresPerAccountAndAddress: 10,
+          failuresPerAccount: 100,
+          windowSeconds: 60,
+        },
+        writeLimits: {
+          user: { orders: 60, addresses: 30, sessions: 30 },
+          staff: { orders: 600, addresses: 300, sessions: 300 },
+          windowSeconds: 60,
+        },
         trustProxy: false,
       },
       webhooks: {

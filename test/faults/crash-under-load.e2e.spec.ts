@@ -16,6 +16,7 @@ import type { OrderBody } from '../support/orders.ts';
 import { runAdmin } from '../support/run-admin.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { consistencyTokenFor, positionOfToken } from '../support/consistency-tokens.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // kill -9 of the embedded default while 20 clients place and move orders, then a restart on the same
 // DATA_DIR: nothing acknowledged is lost, nothing unacknowledged is half there, the read models equal a
@@ -114,6 +115,8 @@ type Sent = {
 const clients = 20;
 const dataDir = mkdtempSync(join(tmpdir(), 'faults-crash-'));
 const env = {
+  // Customers here place orders as fast as the service takes them: the per-user limits are not the subject.
+  ...loadTestWriteLimits,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   CONSISTENCY_TIMEOUT_MS: '30000',
   // Load shedding is the overload tests' subject: here an event loop running late (catching up after the

@@ -30,6 +30,7 @@ import type { OrderBody } from '../support/orders.ts';
 import { runAdmin } from '../support/run-admin.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { tokenOf } from '../support/consistency-tokens.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // The embedded default on real file systems that are read-only or full, at start and mid-run: tmpfs mounts
 // of a few megabytes, and an ext4 image on a loop device that the kernel turns read-only under the running
@@ -140,6 +141,7 @@ const megabytes = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 const start = async (dataDir: string, env: Record<string, string> = {}) => {
   // Load shedding by event-loop delay is the overload tests' subject, not these (503 overloaded is allowed).
   const child = await startEmbeddedChild(dataDir, {
+    ...loadTestWriteLimits,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     HTTP_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...env,

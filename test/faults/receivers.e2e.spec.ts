@@ -6,6 +6,7 @@ import { orderActor } from '../support/orders.ts';
 import type { AttemptBody } from '../support/webhooks.ts';
 import { pollUntil } from '../support/embedded-child.ts';
 import { percentile, report, startMeasuredService, type MeasuredService } from './measured-service.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 // The embedded default (its own process) delivering a stream of orders to five subscribers on loopback: a
 // healthy one, a slow one, a dead one, one that trickles its answer at 1 byte per second and one that
@@ -70,6 +71,7 @@ describe('webhook delivery to hostile receivers (embedded default in its own pro
 
   it('keeps the healthy subscriber prompt, ends trickles at the timeout and reads 64 kB of 10 MB answers', async () => {
     service = await startMeasuredService({
+      ...loadTestWriteLimits,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_TIMEOUT_MS: String(timeoutMs),
       WEBHOOK_RETRY_SCHEDULE: '1000,1000',

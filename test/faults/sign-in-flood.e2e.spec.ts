@@ -3,11 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 describe('password checks under a flood of sign-ins (each well inside the rate limits)', () => {
   let flooded: TestService;
   beforeAll(async () => {
-    flooded = await startTestService({ TRUST_PROXY: 'loopback' });
+    flooded = await startTestService({ ...loadTestWriteLimits, TRUST_PROXY: 'loopback' });
   });
   afterAll(() => flooded.stop());
 

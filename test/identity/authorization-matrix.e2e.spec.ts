@@ -105,7 +105,11 @@ describe('the authorization matrix: every role set x every operation x own and a
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       // Thirty-odd sign-ins from one address in a minute: more than the default limit.
       AUTH_RATE_LIMIT_PER_ADDRESS: '1000',
-      AUTH_RATE_LIMIT_PER_USERNAME: '1000',
+      AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS: '1000',
+      // One customer places an order for nearly every operation of every role set: more than a shopper does.
+      USER_WRITE_LIMIT_ORDERS: '100000',
+      USER_WRITE_LIMIT_ADDRESSES: '100000',
+      USER_WRITE_LIMIT_SESSIONS: '100000',
     });
     staff = await orderActor(service, ['staff']);
     another = await orderActor(service, ['customer']);

@@ -9,7 +9,7 @@ let customer: TestUser;
 beforeAll(async () => {
   service = await startTestService({
     AUTH_RATE_LIMIT_PER_ADDRESS: '1000',
-    AUTH_RATE_LIMIT_PER_USERNAME: '1000',
+    AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS: '1000',
   });
   customer = await service.addUser(['customer']);
 });

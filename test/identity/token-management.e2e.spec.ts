@@ -22,7 +22,7 @@ describe('managing tokens: revocation and sessions', () => {
   let service: TestService;
   beforeAll(async () => {
     service = await startTestService({
-      AUTH_RATE_LIMIT_PER_USERNAME: '100',
+      AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS: '100',
       AUTH_RATE_LIMIT_PER_ADDRESS: '1000',
     });
   });

@@ -90,4 +90,38 @@ describe('what the log says about webhooks', () => {
     expect(refused['reason']).toMatch(/loopback/);
     expect(JSON.stringify(refused)).not.toContain(subscription.secret);
   });
+  it('logs a delivery to a host that no longer resolves with the host name, never the path or the query', async () => {
+    const answers = new Map([['gone-hook.shop.test', ['93.184.216.34']]]);
+    const dns = await startDnsServer(answers);
+    stops.push(() => dns.stop());
+    const { service, lines, text } = await serviceWithLog({
+      WEBHOOK_DNS_SERVERS: dns.address,
+      WEBHOOK_RETRY_SCHEDULE: '60000',
+    });
+    stops.push(() => service.stop());
+    const admin = await webhookAdmin(service);
+    // The path and the query of a webhook URL may be a credential of the receiver's.
+    const subscription = await admin.register(
+      'http://gone-hook.shop.test/hooks/path-credential-7f3a?token=query-credential-91c2',
+      ['order.created'],
+    );
+    answers.delete('gone-hook.shop.test');
+    const customer = await orderActor(service, ['customer']);
+    await customer.placeOrder();
+
+    const failed: LogLine = await pollUntil('the failed attempt in the log', () =>
+      lines().find((line) => line.msg === 'webhook delivery failed'),
+    );
+    expect(failed).toMatchObject({
+      level: 40,
+      subscriptionId: subscription.id,
+      outcome: 'network-error',
+      statusCode: null,
+    });
+    // The host name is how the operator knows which receiver fails, and why.
+    expect(failed['reason']).toMatch(/ENOTFOUND gone-hook\.shop\.test/);
+    for (const secret of ['path-credential-7f3a', 'query-credential-91c2', '/hooks/', subscription.secret]) {
+      expect(text()).not.toContain(secret);
+    }
+  });
 });
