@@ -28,9 +28,7 @@ export type Handled<Event, State> = {
   /**
    * A log position at or after every event of the stream after the command, what its answer's
    * Consistency-Token names: the last appended event's; when nothing was appended, the log's head as read
-   * after the stream (null while the log is empty). (On the PostgreSQL log the head is the last event every
-   * reader sees: for the few milliseconds an older transaction stays open, an event committed after it is
-   * above it.)
+   * after the stream (null while the log is empty; every adapter's head counts every committed event).
    */
   readAt: GlobalPosition | null;
 };
