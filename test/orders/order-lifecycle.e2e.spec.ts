@@ -3,6 +3,7 @@ import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { positionOfToken } from '../support/consistency-tokens.ts';
+import { loadTestWriteLimits } from '../support/load-limits.ts';
 
 let service: TestService;
 let customer: OrderActor;
@@ -10,7 +11,9 @@ let staff: OrderActor;
 let auditor: OrderActor;
 
 beforeAll(async () => {
-  service = await startTestService();
+  // One customer places an order at a fresh address for each of these tests, within a minute: more than the
+  // per-user write limits let a shopper (test/orders/write-limits.e2e.spec.ts holds those).
+  service = await startTestService(loadTestWriteLimits);
   [customer, staff, auditor] = await Promise.all([
     orderActor(service, ['customer']),
     orderActor(service, ['staff']),
