@@ -1,3 +1,5 @@
+import { orderPersonalData } from '../domain/orders/personal-data.ts';
+import { storedWithSealedFields } from '../infrastructure/personal-data/seal-events.ts';
 import { createHash } from 'node:crypto';
 import type { EventStore, GlobalPosition } from '../infrastructure/event-store/event-store.ts';
 import { counted } from './counted.ts';
@@ -71,7 +73,13 @@ export const exportEvents = async (
         version: event.metadata.schemaVersion ?? 1,
         id: event.id,
         type: event.type,
-        data: await reveal(event.data),
+        data: await reveal(
+          storedWithSealedFields(orderPersonalData, {
+            type: event.type,
+            data: event.data,
+            version: event.metadata.schemaVersion ?? 1,
+          }),
+        ),
         metadata: event.metadata,
       });
     }

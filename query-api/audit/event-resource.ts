@@ -1,4 +1,6 @@
+import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import type { RecordedEvent, StreamEvent } from '../../infrastructure/event-store/event-store.ts';
+import { storedWithSealedFields } from '../../infrastructure/personal-data/seal-events.ts';
 
 /**
  * An event of the log as the audit endpoints show it: the stored fact verbatim (its data as recorded, money
@@ -11,18 +13,23 @@ export const eventResource = (
 ) => {
   const { actor, correlationId, occurredAt } = event.metadata;
   const showsActor = actor === null || viewer.seesEveryActor || actor.userId === viewer.userId;
+  // Events stored before versions were recorded are all of their type's first version.
+  const version = event.metadata.schemaVersion ?? 1;
   return {
     id: event.id,
     type: event.type,
     streamId: event.streamId,
     revision: event.revision,
-    // Events stored before versions were recorded are all of their type's first version.
-    version: event.metadata.schemaVersion ?? 1,
+    version,
     ...('position' in event ? { position: event.position.toString() } : {}),
     occurredAt,
     actor: actor === null ? null : showsActor ? actor : { roles: actor.roles },
     correlationId,
-    data: withoutSecrets(event.data),
+    // Sealed personal fields are opened (or "[erased]") as the answer leaves; the first personal-data
+    // release's bare tokens are read as sealed fields only where that release sealed.
+    data: withoutSecrets(
+      storedWithSealedFields(orderPersonalData, { type: event.type, data: event.data, version }),
+    ),
   };
 };
 
