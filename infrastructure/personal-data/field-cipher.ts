@@ -62,3 +62,23 @@ export const openField = (key: Buffer, field: SealedText): string => {
   if (!match) throw new Error('not a sealed field');
   return openSealedBytes(key, match[1]!, match[2]!);
 };
+
+const legacyTokenInJson = /"(pd1\.([A-Za-z0-9_-]{1,64})\.[A-Za-z0-9_-]{38,})"/g;
+const customerIdInJson = /"customerId":"([A-Za-z0-9_-]{1,64})"/g;
+
+/**
+ * Migration of JSON text the first personal-data release kept (a stored idempotent answer, a webhook's
+ * retry state, a message still on the bus): it held each sealed field as its bare token string. Text that
+ * holds a sealed object is of this release and is returned as it is; so is text without a bare token. In
+ * the rest, a bare token is read as a sealed field only when it names a customer the same text is about (its
+ * `customerId`): every order that release sealed names its customer so, and text naming anyone else is a
+ * client's, left as it was sent (no other owner's key is ever tried on it).
+ */
+export const withLegacyTokensSealed = (json: string): string => {
+  if (json.includes(sealedMarker) || !json.includes('"pd1.')) return json;
+  const customers = new Set([...json.matchAll(customerIdInJson)].map((match) => match[1]!));
+  if (customers.size === 0) return json;
+  return json.replace(legacyTokenInJson, (whole, token: string, owner: string) =>
+    customers.has(owner) ? `{"sealed":"${token}"}` : whole,
+  );
+};

@@ -7,6 +7,7 @@ import {
 } from '../../domain/orders/order-events.ts';
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import { createEventCodec } from '../../infrastructure/event-sourcing/event-codec.ts';
+import { withLegacyTokensSealed } from '../../infrastructure/personal-data/field-cipher.ts';
 import { storedWithSealedFields } from '../../infrastructure/personal-data/seal-events.ts';
 import { orderPlaced } from '../support/order-fixtures.ts';
 
@@ -87,5 +88,27 @@ describe('OrderCancelled v1 -> v2 (the reason is personal)', () => {
         schemaVersion: 2,
       }),
     ).toThrow(/reason/);
+  });
+});
+
+describe('JSON text kept by the first personal-data release (idempotent answers, retry state)', () => {
+  const customerId = randomUUID();
+  const token = `pd1.${customerId}.${bytes}`;
+
+  it("reads a bare token naming the text's customer as a sealed field, anything else as it was", () => {
+    const other = `pd1.${randomUUID()}.${bytes}`;
+    const kept = JSON.stringify({ customerId, shippingAddress: { street: token }, note: other });
+    expect(JSON.parse(withLegacyTokensSealed(kept))).toEqual({
+      customerId,
+      shippingAddress: { street: { sealed: token } },
+      note: other,
+    });
+  });
+
+  it("leaves this release's text alone: it holds sealed objects, and its strings are a client's", () => {
+    const now = JSON.stringify({ customerId, shippingAddress: { street: { sealed: token } }, note: token });
+    expect(withLegacyTokensSealed(now)).toBe(now);
+    const aboutNoCustomer = JSON.stringify({ note: token });
+    expect(withLegacyTokensSealed(aboutNoCustomer)).toBe(aboutNoCustomer);
   });
 });
