@@ -175,6 +175,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
         logger,
         metrics,
         reveal: keyring.reveal,
+        webhookCipher: webhooks.commandSide.cipher,
       }),
       auth.module,
     ],

@@ -6,6 +6,7 @@ import {
 } from '../infrastructure/config/personal-data-environment.ts';
 import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
 import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
+import { webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
 import {
   checkEventLog,
   consistencyEnvironment,
@@ -46,6 +47,9 @@ export const queryApiConfigSchema = z
     ...cachePurgeEnvironment,
     ...projectionLagEnvironment,
     ...consistencyEnvironment,
+    // Webhook URLs are sealed by the key that seals their secrets: admins read them whole here.
+    WEBHOOK_SECRET_KEY: webhookEnvironment.WEBHOOK_SECRET_KEY,
+    WEBHOOK_SECRET_KEY_FILE: webhookEnvironment.WEBHOOK_SECRET_KEY_FILE,
     CONSISTENCY_POLL_INTERVAL_MS: z.coerce
       .number()
       .int()
@@ -76,6 +80,12 @@ export const queryApiConfigSchema = z
   .superRefine(checkEventLog)
   .superRefine(requirePersonalDataKey)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
+  .superRefine(
+    requireExactlyOne(
+      ['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'],
+      'the key sealing webhook secrets and URLs',
+    ),
+  )
   .transform((env) => {
     const api = httpApiConfig(env);
     const base = processConfig(env);
@@ -103,6 +113,10 @@ export const queryApiConfigSchema = z
         } as Record<string, string>,
       },
       personalData: personalDataConfig(env),
+      webhooks: {
+        secretKey: env.WEBHOOK_SECRET_KEY ?? null,
+        secretKeyFile: env.WEBHOOK_SECRET_KEY_FILE ?? null,
+      },
     };
   })
   .describe(

@@ -8,6 +8,7 @@ import type { ProjectionProgress } from '../infrastructure/event-sourcing/projec
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
@@ -47,6 +48,8 @@ export const queryModules = (deps: {
   metrics: Registry;
   /** Opens sealed personal data on the way out ("[erased]" once erased). */
   reveal: Reveal;
+  /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
+  webhookCipher: Pick<SecretCipher, 'open'>;
 }): HttpModule[] => {
   const { eventStore, authenticator, config } = deps;
   return [
@@ -66,7 +69,7 @@ export const queryModules = (deps: {
       logger: deps.logger,
       metrics: deps.metrics,
     }),
-    auditModule({ eventStore, authenticator, reveal: deps.reveal }),
+    auditModule({ eventStore, authenticator, reveal: deps.reveal, webhookCipher: deps.webhookCipher }),
     subscriptionsQueryModule({
       subscriptions: deps.subscriptions.readModel,
       deliveryLog: deps.subscriptions.deliveryLog,
@@ -74,6 +77,7 @@ export const queryModules = (deps: {
       headPosition: () => eventStore.headPosition(),
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
+      webhookCipher: deps.webhookCipher,
     }),
     identityQueryModule({ users: deps.users, authenticator, reveal: deps.reveal }),
     consoleModule({ commandApiUrl: config.commandApiUrl, processes: config.consoleProcesses ?? [] }),

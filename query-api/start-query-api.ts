@@ -1,3 +1,4 @@
+import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
 import type { Logger } from 'pino';
 import { queryModules } from './query-modules.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
@@ -90,6 +91,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         eventStore,
         authenticator: auth.authenticator,
         reveal: keyring.reveal,
+        webhookCipher: createSecretCipher(resolveSecretKey(config.webhooks, null)),
         orders: { readModel: await createMongoOrderReadModel(db), progress: ordersProgress },
         subscriptions: {
           readModel: await createMongoWebhookSubscriptionReadModel(db),

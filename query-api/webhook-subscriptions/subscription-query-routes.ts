@@ -13,6 +13,11 @@ import type { GlobalPosition } from '../../infrastructure/event-store/event-stor
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
 import { subscriptionResource } from '../../projections/webhook-subscriptions/subscription-view.ts';
+import {
+  openWebhookUrl,
+  type StoredWebhookUrl,
+} from '../../projections/webhook-subscriptions/webhook-url.ts';
+import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
 import type { DeliveryAttempt, DeliveryLog } from '../../projections/webhook-deliveries/delivery-log.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
@@ -27,6 +32,8 @@ export type WebhookQueryDeps = {
   headPosition: () => Promise<GlobalPosition | null>;
   authenticator: Authenticator;
   consistencyTimeoutMs: number;
+  /** Opens the sealed URLs: admins read them whole. */
+  webhookCipher: Pick<SecretCipher, 'open'>;
 };
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
@@ -47,11 +54,14 @@ export const webhookQueryRoutes = ({
   headPosition,
   authenticator,
   consistencyTimeoutMs,
+  webhookCipher,
 }: WebhookQueryDeps): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);
   const consistent = readYourWrites(progress, consistencyTimeoutMs, headPosition);
   const admin = (operation: Operation) => [auth, authorize(operation), consistent];
+  const openUrl = (url: StoredWebhookUrl, subscriptionId: string) =>
+    openWebhookUrl(webhookCipher, url, subscriptionId);
 
   const subscriptionFor = async (request: Request) => {
     const subscription = await subscriptions.get(subscriptionIdParam(request));
@@ -61,12 +71,16 @@ export const webhookQueryRoutes = ({
 
   router.get('/webhooks', ...admin('listWebhooks'), async (request, response) => {
     response.set(adminOnly);
-    sendJson(request, response, (await subscriptions.list()).map(subscriptionResource));
+    sendJson(
+      request,
+      response,
+      (await subscriptions.list()).map((view) => subscriptionResource(view, openUrl)),
+    );
   });
 
   router.get('/webhooks/:subscriptionId', ...admin('getWebhook'), async (request, response) => {
     response.set(adminOnly);
-    sendJson(request, response, subscriptionResource(await subscriptionFor(request)));
+    sendJson(request, response, subscriptionResource(await subscriptionFor(request), openUrl));
   });
 
   router.get(
