@@ -42,7 +42,14 @@ export const orderSchema = z
     payments: z.array(
       z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
     ),
-    cancellationReason: z.string().nullable(),
+    cancellationReason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Why the order was cancelled, as the customer or staff wrote it; personal data of the order’s ' +
+          'customer whoever wrote it: `"[erased]"` once the customer is erased.',
+      }),
     shipment: z
       .strictObject({
         carrier: z.string().nullable(),
@@ -302,7 +309,10 @@ export const orderOperations: ApiOperation[] = [
     tag: 'orders',
     summary: 'Read the global event log',
     description:
-      'Every event, in log order, in the cursor envelope: `after` pages forward (exclusive), `before` back.',
+      'Every event, in log order, in the cursor envelope: `after` pages forward (exclusive), `before` back. ' +
+      'Personal fields (an order’s shipping address, note and cancellation reason) are opened, or ' +
+      '`"[erased]"` once their customer is erased; webhook secrets read `(sealed; not shown)`; a webhook ' +
+      'URL is shown whole to admins and as its origin to auditors (a path or a query may be a credential).',
     access: accessDescription('listAuditEvents'),
     query: auditQuery,
     responses: {
