@@ -280,7 +280,12 @@ export const orderOperations: ApiOperation[] = [
     headers: ifMatch,
     body: { schema: cancelBody, required: false },
     responses: { 200: orderAfterCommand('The order, now cancelled.') },
-    problems: { forbidden: 'The caller’s role does not cancel orders (auditors).', ...commandProblems },
+    problems: {
+      forbidden: 'The caller’s role does not cancel orders (auditors).',
+      ...commandProblems,
+      conflict:
+        'The order’s customer was erased: a reason, free text about the order, cannot be kept. Cancel without one.',
+    },
   },
   {
     method: 'post',

@@ -213,6 +213,14 @@ export const createPersonalDataKeyring = ({
 
     /** A copy of `data` with the strings at `paths` sealed under the owner's key (sealed objects kept). */
     async sealFields<T>(ownerId: string, data: T, paths: readonly (readonly string[])[]): Promise<T> {
+      // Nothing to seal (a cancellation without a reason): no key is needed, nor refused after an erasure.
+      let plain = false;
+      const noteText = (text: string): SealedText => {
+        plain = true;
+        return { sealed: text };
+      };
+      for (const path of paths) sealPath(data, path, noteText);
+      if (!plain) return data;
       const key = await keyForWriting(ownerId);
       let sealed: unknown = data;
       for (const path of paths) sealed = sealPath(sealed, path, (plain) => sealWith(key, ownerId, plain));

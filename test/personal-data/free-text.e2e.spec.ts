@@ -75,6 +75,7 @@ describe('free text about an order, and text shaped like a sealed field', () => 
     const staffWords = `Kunde${randomUUID().slice(0, 8)} rief an`;
     const own = (await customer.placeOrder()).order;
     const byStaff = (await customer.placeOrder()).order;
+    const afterErasure = (await customer.placeOrder()).order;
 
     const cancelled = await customer.post(`/orders/${own.id}/cancel`, { reason: `call me on ${phone}` });
     expect(cancelled.status).toBe(200);
@@ -106,6 +107,12 @@ describe('free text about an order, and text shaped like a sealed field', () => 
       const order = (await (await staff.get(`/orders/${own.id}`)).json()) as Cancelled;
       return order.cancellationReason === erased;
     });
+
+    // Nothing written about an erased customer's order can be kept: a reason is refused, none is not.
+    const refused = await staff.post(`/orders/${afterErasure.id}/cancel`, { reason: 'too late' });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/erased/);
+    expect((await staff.post(`/orders/${afterErasure.id}/cancel`, {})).status).toBe(200);
 
     for (const id of [own.id, byStaff.id]) {
       const order = (await (await staff.get(`/orders/${id}`)).json()) as Cancelled;
