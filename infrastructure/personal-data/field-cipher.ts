@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { isSealedText, ownerOfToken, type SealedText } from '../../domain/shared/personal-data.ts';
+import { isSealedText, type SealedText } from '../../domain/shared/personal-data.ts';
 
 /**
  * One personal field sealed under its owner's data key (AES-256-GCM, a random 96-bit IV each time; the
@@ -21,9 +21,6 @@ export const sealedMarker = '{"sealed":"pd1.';
 export const sealedInJson = /\{"sealed":"pd1\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{38,})"\}/g;
 
 export const isSealed = isSealedText;
-
-/** The owner a sealed field belongs to. */
-export const ownerOfSealed = (value: SealedText): string | undefined => ownerOfToken(value.sealed);
 
 // IVs from the CSPRNG, drawn in bulk: one randomBytes call costs about as much as the encryption itself.
 let ivPool = Buffer.alloc(0);
@@ -55,12 +52,6 @@ export const openSealedBytes = (key: Buffer, ownerId: string, sealedBytes: strin
   return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString(
     'utf8',
   );
-};
-
-export const openField = (key: Buffer, field: SealedText): string => {
-  const match = /^pd1\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{38,})$/.exec(field.sealed);
-  if (!match) throw new Error('not a sealed field');
-  return openSealedBytes(key, match[1]!, match[2]!);
 };
 
 const legacyTokenInJson = /"(pd1\.([A-Za-z0-9_-]{1,64})\.[A-Za-z0-9_-]{38,})"/g;
