@@ -20,6 +20,8 @@ const httpSuites = [
   'test/openapi/*.e2e.spec.ts',
   'test/robustness/*.e2e.spec.ts',
   'test/console/*.e2e.spec.ts',
+  // Free text and sealed fields (the erasure itself has its own distributed test, test/distributed/).
+  'test/personal-data/free-text.e2e.spec.ts',
 ];
 
 export default defineConfig({

@@ -1,3 +1,6 @@
+import { webhookUrlOrigin, withWebhookUrl } from '../projections/webhook-subscriptions/webhook-url.ts';
+import { orderPersonalData } from '../domain/orders/personal-data.ts';
+import { storedWithSealedFields } from '../infrastructure/personal-data/seal-events.ts';
 import { createHash } from 'node:crypto';
 import type { EventStore, GlobalPosition } from '../infrastructure/event-store/event-store.ts';
 import { counted } from './counted.ts';
@@ -71,7 +74,17 @@ export const exportEvents = async (
         version: event.metadata.schemaVersion ?? 1,
         id: event.id,
         type: event.type,
-        data: await reveal(event.data),
+        // A webhook URL as its origin: beyond it, it may be a credential (sealed in the log).
+        data: withWebhookUrl(
+          await reveal(
+            storedWithSealedFields(orderPersonalData, {
+              type: event.type,
+              data: event.data,
+              version: event.metadata.schemaVersion ?? 1,
+            }),
+          ),
+          webhookUrlOrigin,
+        ),
         metadata: event.metadata,
       });
     }

@@ -1,5 +1,5 @@
 import {
-  asEarlierOrderView,
+  earlierOrderViewOf,
   orderReadModelIsCurrent,
 } from '../projections/orders/order-read-model-version.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
@@ -128,7 +128,7 @@ export const logCommands: Record<string, (args: string[], context: CommandContex
         eventStore: await context.stores.events(),
         live: context.stores.orders.live,
         scratch,
-        ...(earlier ? { as: asEarlierOrderView } : {}),
+        ...(earlier ? { as: await earlierOrderViewOf(orders.checkpoints) } : {}),
       });
       const at = `log position ${result.position ?? 'none'} (${counted(result.events, 'event')})`;
       const builtBy = earlier

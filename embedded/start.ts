@@ -187,6 +187,7 @@ const startServices = async ({ config, logger, clock, announce }: EmbeddedDeps):
         metrics,
         reveal: keyring.reveal,
         consistencyTokens,
+        webhookCipher: webhooks.commandSide.cipher,
       }),
       auth.module,
     ],

@@ -323,8 +323,8 @@ export const authOperations: ApiOperation[] = [
     tag: 'auth',
     summary: 'Erase a user’s personal data',
     description:
-      'Crypto-shredding (GDPR article 17): deletes the user’s data key, so every shipping address and ' +
-      'note of its orders reads as `"[erased]"` from then on, wherever it shows (orders, lists, past ' +
+      'Crypto-shredding (GDPR article 17): deletes the user’s data key, so every shipping address, ' +
+      'note and cancellation reason of its orders reads as `"[erased]"` from then on, wherever it shows (orders, lists, past ' +
       'revisions, histories, the audit log, exports, webhook redeliveries); anonymises the user’s record ' +
       '(e-mail, name, password, stored addresses), disables it and ends its sessions; and appends ' +
       '`PersonalDataErased` (who, when; nothing about the person) to the stream `user-{userId}`. Orders, ' +

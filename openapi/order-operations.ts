@@ -42,7 +42,14 @@ export const orderSchema = z
     payments: z.array(
       z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
     ),
-    cancellationReason: z.string().nullable(),
+    cancellationReason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Why the order was cancelled, as the customer or staff wrote it; personal data of the order’s ' +
+          'customer whoever wrote it: `"[erased]"` once the customer is erased.',
+      }),
     refundDue: moneySchema.optional().meta({
       description:
         'Once an order that received payments is cancelled: what is owed back to the customer, the sum of its payments, in the order’s currency. Absent otherwise. The service records no refund: settling it is the shop’s, with its payment provider.',
@@ -287,7 +294,12 @@ export const orderOperations: ApiOperation[] = [
     headers: ifMatch,
     body: { schema: cancelBody, required: false },
     responses: { 200: orderAfterCommand('The order, now cancelled.') },
-    problems: { forbidden: 'The caller’s role does not cancel orders (auditors).', ...commandProblems },
+    problems: {
+      forbidden: 'The caller’s role does not cancel orders (auditors).',
+      ...commandProblems,
+      conflict:
+        'The order’s customer was erased: a reason, free text about the order, cannot be kept. Cancel without one.',
+    },
   },
   {
     method: 'post',
@@ -321,7 +333,10 @@ export const orderOperations: ApiOperation[] = [
     tag: 'orders',
     summary: 'Read the global event log',
     description:
-      'Every event, in log order, in the cursor envelope: `after` pages forward (exclusive), `before` back.',
+      'Every event, in log order, in the cursor envelope: `after` pages forward (exclusive), `before` back. ' +
+      'Personal fields (an order’s shipping address, note and cancellation reason) are opened, or ' +
+      '`"[erased]"` once their customer is erased; webhook secrets read `(sealed; not shown)`; a webhook ' +
+      'URL is shown whole to admins and as its origin to auditors (a path or a query may be a credential).',
     access: accessDescription('listAuditEvents'),
     query: auditQuery,
     responses: {

@@ -12,7 +12,11 @@ import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './commo
 
 const subscriptionMembers = {
   id: z.uuid(),
-  url: z.url(),
+  url: z.url().meta({
+    description:
+      'Where events are delivered, whole (admins only). Its path and query may be a credential: the log ' +
+      'keeps it sealed like the secret, and the audit log shows auditors its origin only.',
+  }),
   events: z.array(z.enum(webhookEventKinds)),
   description: z.string().nullable(),
   active: z.boolean(),

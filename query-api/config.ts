@@ -11,6 +11,7 @@ import {
 } from '../infrastructure/config/personal-data-environment.ts';
 import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
 import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
+import { webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
 import {
   checkEventLog,
   consistencyEnvironment,
@@ -52,6 +53,9 @@ export const queryApiConfigSchema = z
     ...cachePurgeEnvironment,
     ...projectionLagEnvironment,
     ...consistencyEnvironment,
+    // Webhook URLs are sealed by the key that seals their secrets: admins read them whole here.
+    WEBHOOK_SECRET_KEY: webhookEnvironment.WEBHOOK_SECRET_KEY,
+    WEBHOOK_SECRET_KEY_FILE: webhookEnvironment.WEBHOOK_SECRET_KEY_FILE,
     CONSISTENCY_POLL_INTERVAL_MS: z.coerce
       .number()
       .int()
@@ -83,6 +87,12 @@ export const queryApiConfigSchema = z
   .superRefine(requirePersonalDataKey)
   .superRefine(requireConsistencyTokenKey)
   .superRefine(requireExactlyOne(['JWT_PRIVATE_KEY_FILE', 'JWT_PRIVATE_KEY'], 'the token signing key'))
+  .superRefine(
+    requireExactlyOne(
+      ['WEBHOOK_SECRET_KEY_FILE', 'WEBHOOK_SECRET_KEY'],
+      'the key sealing webhook secrets and URLs',
+    ),
+  )
   .transform((env) => {
     const api = httpApiConfig(env);
     const base = processConfig(env);
@@ -111,6 +121,10 @@ export const queryApiConfigSchema = z
       },
       personalData: personalDataConfig(env),
       consistencyTokens: consistencyTokenConfig(env),
+      webhooks: {
+        secretKey: env.WEBHOOK_SECRET_KEY ?? null,
+        secretKeyFile: env.WEBHOOK_SECRET_KEY_FILE ?? null,
+      },
     };
   })
   .describe(

@@ -9,6 +9,7 @@ import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import type { ConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
@@ -50,6 +51,8 @@ export const queryModules = (deps: {
   reveal: Reveal;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: ConsistencyTokens;
+  /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
+  webhookCipher: Pick<SecretCipher, 'open'>;
 }): HttpModule[] => {
   const { eventStore, authenticator, config } = deps;
   return [
@@ -70,7 +73,7 @@ export const queryModules = (deps: {
       logger: deps.logger,
       metrics: deps.metrics,
     }),
-    auditModule({ eventStore, authenticator, reveal: deps.reveal }),
+    auditModule({ eventStore, authenticator, reveal: deps.reveal, webhookCipher: deps.webhookCipher }),
     subscriptionsQueryModule({
       subscriptions: deps.subscriptions.readModel,
       deliveryLog: deps.subscriptions.deliveryLog,
@@ -79,6 +82,7 @@ export const queryModules = (deps: {
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
       consistencyTokens: deps.consistencyTokens,
+      webhookCipher: deps.webhookCipher,
     }),
     identityQueryModule({ users: deps.users, authenticator, reveal: deps.reveal }),
     consoleModule({ commandApiUrl: config.commandApiUrl, processes: config.consoleProcesses ?? [] }),

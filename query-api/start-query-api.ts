@@ -1,3 +1,4 @@
+import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
 import type { Logger } from 'pino';
 import { queryModules } from './query-modules.ts';
 import { resolveConsistencyTokenKey } from '../infrastructure/config/consistency-token-environment.ts';
@@ -97,6 +98,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         authenticator: auth.authenticator,
         reveal: keyring.reveal,
         consistencyTokens,
+        webhookCipher: createSecretCipher(resolveSecretKey(config.webhooks, null)),
         orders: { readModel: await createMongoOrderReadModel(db), progress: ordersProgress },
         subscriptions: {
           readModel: await createMongoWebhookSubscriptionReadModel(db),

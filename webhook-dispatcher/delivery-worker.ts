@@ -18,6 +18,8 @@ import type { SubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
+import { openWebhookUrl } from '../projections/webhook-subscriptions/webhook-url.ts';
+import { withLegacyTokensSealed } from '../infrastructure/personal-data/field-cipher.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import { signatureHeader } from '../infrastructure/outbound-http/standard-webhooks.ts';
 
@@ -270,9 +272,10 @@ export const startDeliveryWorker = ({
         settled: await recordAndSettle(cancelled, delivery, settlement),
       };
     }
-    const body = await reveal(delivery.body);
+    // Sealed in the retry state; one kept by the first personal-data release holds bare tokens.
+    const body = await reveal(withLegacyTokensSealed(delivery.body));
     const response = await poster.post({
-      url: subscription.url,
+      url: openWebhookUrl(cipher, subscription.url, subscription.id),
       headers: signedHeaders(subscription, delivery, body, at),
       body,
     });

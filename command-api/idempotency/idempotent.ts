@@ -6,6 +6,7 @@ import { canonicalJson } from '../../infrastructure/canonical-json.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { ApiError, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { strongEtag } from '../../infrastructure/http/representation.ts';
+import { withLegacyTokensSealed } from '../../infrastructure/personal-data/field-cipher.ts';
 import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idempotency-store.ts';
 
@@ -31,7 +32,8 @@ export const requestFingerprint = (method: string, path: string, body: unknown):
  * from the bytes sent, which are the first answer's until an erasure changes them.
  */
 const replay = async (response: Response, stored: StoredResponse, reveal: Reveal) => {
-  const body = await reveal(stored.body);
+  // Kept sealed; one kept by the first personal-data release holds bare tokens (withLegacyTokensSealed).
+  const body = await reveal(withLegacyTokensSealed(stored.body));
   const headers = { ...stored.headers };
   if (body !== stored.body) {
     for (const name of Object.keys(headers)) {

@@ -12,7 +12,8 @@ import type { ErrorMapper } from '../../infrastructure/http/problem-details.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
-import { activeUser, addressView } from '../../projections/identity/user-resource.ts';
+import { activeUser, addressView, storedTokens } from '../../projections/identity/user-resource.ts';
+import type { SealedText } from '../../domain/shared/personal-data.ts';
 import {
   AddressLimitError,
   LastAdminError,
@@ -43,6 +44,12 @@ export const addressSchema = z.strictObject({
  * no store holds it in the clear, and an order copies the sealed form (domain/orders/personal-data.ts).
  */
 const sealedAddressFields = [['street'], ['city'], ['postalCode'], ['country']] as const;
+type SealedAddress = Omit<StoredAddress, 'street' | 'city' | 'postalCode' | 'country'> & {
+  street: SealedText;
+  city: SealedText;
+  postalCode: SealedText;
+  country: SealedText;
+};
 
 /** POST /users/me/addresses, DELETE /users/me/addresses/{id}: the caller's stored addresses. */
 export const addressRoutes = ({
@@ -75,7 +82,8 @@ export const addressRoutes = ({
       const user = await activeUser(users, principalOf(response).userId);
       if (!user) throw accountGone();
       const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
-      await users.addAddress(user.id, await personalData.sealFields(user.id, stored, sealedAddressFields));
+      const sealed = await personalData.sealFields(user.id, stored, sealedAddressFields);
+      await users.addAddress(user.id, storedTokens(sealed as unknown as SealedAddress));
       response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
     },
   );

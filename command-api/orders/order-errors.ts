@@ -8,6 +8,7 @@ import { minorUnitDigits, moneyToDecimal } from '../../domain/shared/money.ts';
 import type { OrderAction, OrderStatus } from '../../domain/orders/order.ts';
 import { ApiError, notFound } from '../../infrastructure/http/api-error.ts';
 import type { ErrorMapper } from '../../infrastructure/http/problem-details.ts';
+import { OwnerErasedError } from '../../infrastructure/personal-data/keyring.ts';
 
 /** What a forbidden move says to the caller, as a sentence: "You cannot ship a pending order." */
 const refusalOf = (action: OrderAction, status: OrderStatus): string => {
@@ -37,6 +38,13 @@ export const orderErrors: ErrorMapper = (error) => {
         `with ${recorded}: a reference names one payment. Send it with that amount to have it ` +
         'acknowledged, or record another payment under a reference of its own.',
       { extensions: { reference: error.reference, recordedAmount } },
+    );
+  }
+  // Free text about an order is its customer's: once the customer is erased, none can be written again.
+  if (error instanceof OwnerErasedError) {
+    return new ApiError(
+      'conflict',
+      'The order’s customer was erased: nothing written about the order can be kept. Cancel it without a reason.',
     );
   }
   return undefined;

@@ -34,7 +34,12 @@ export const cancelBody = z.strictObject({
     .string()
     .max(orderLimits.maxReasonLength, `must be at most ${orderLimits.maxReasonLength} characters`)
     .nullable()
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        'Free text about the order: personal data of its customer, whoever writes it (sealed under the ' +
+        'customer’s key; `"[erased]"` once the customer is erased). Returned exactly as sent.',
+    }),
 });
 
 /** confirm and deliver take no data: an absent body, or an empty object. */

@@ -4,7 +4,8 @@ import type { Product } from '../../projections/catalog/catalog.ts';
 import type { CatalogStore } from '../../projections/catalog/catalog.ts';
 import type { PlaceOrder } from '../../domain/orders/order.ts';
 import { money } from '../../domain/shared/money.ts';
-import type { StoredAddress, UserStore } from '../../projections/identity/users.ts';
+import type { UserStore } from '../../projections/identity/users.ts';
+import { sealedStoredAddress } from '../../projections/identity/user-resource.ts';
 import { orderLimits } from './order-schemas.ts';
 
 const productIdFormat = /^[1-9]\d{0,14}$/;
@@ -119,13 +120,14 @@ const placeOrderSchema = ({ catalog, users }: Lookups, customerId: () => string)
       ),
     shippingAddressId: z
       .uuid('must be the id of one of your stored addresses')
-      .transform(async (addressId, context): Promise<StoredAddress> => {
+      .transform(async (addressId, context) => {
         const address = await users.findAddress(customerId(), addressId);
         if (!address) {
           context.addIssue({ code: 'custom', message: 'you have no stored address with this id' });
           return z.NEVER;
         }
-        return address;
+        // Copied sealed: the order never holds the address in the clear either.
+        return sealedStoredAddress(customerId(), address);
       }),
     note: z
       .string()

@@ -19,6 +19,12 @@ import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { DeliveryQueue } from '../../projections/webhook-deliveries/delivery-queue.ts';
 import { subscriptionCodec } from '../../projections/webhook-subscriptions/subscription-codec.ts';
+import type { SubscriptionEvent } from '../../domain/webhook-subscriptions/subscription-events.ts';
+import {
+  openWebhookUrl,
+  sealWebhookUrl,
+  type StoredWebhookUrl,
+} from '../../projections/webhook-subscriptions/webhook-url.ts';
 import {
   subscriptionOf,
   subscriptionResource,
@@ -50,6 +56,21 @@ export type WebhookCommandDeps = {
 const noSuchSubscription = 'There is no webhook subscription with this id.';
 const subscriptionIdParam = (request: Request) => uuidParam(request, 'subscriptionId', noSuchSubscription);
 
+/** The event with its URL (a registration's, a change's) mapped; any other event as it is. */
+const withUrl = (
+  event: SubscriptionEvent,
+  map: (url: StoredWebhookUrl, subscriptionId: string) => StoredWebhookUrl,
+): SubscriptionEvent => {
+  if (event.type === 'WebhookSubscriptionRegistered') {
+    return { ...event, data: { ...event.data, url: map(event.data.url, event.data.subscriptionId) } };
+  }
+  if (event.type === 'WebhookSubscriptionChanged' && event.data.changes.url !== undefined) {
+    const url = map(event.data.changes.url, event.data.subscriptionId);
+    return { ...event, data: { ...event.data, changes: { ...event.data.changes, url } } };
+  }
+  return event;
+};
+
 const live = (history: Parameters<typeof subscriptionOf>[0]): Subscription => {
   const subscription = subscriptionOf(history);
   if (subscription === null || subscription.status === 'removed') throw notFound(noSuchSubscription);
@@ -64,10 +85,22 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
   const { cipher, clock, newId } = deps;
   const subscriptions = createCommandHandler({
     eventStore: deps.eventStore,
-    codec: subscriptionCodec,
+    // The decider compares URLs in the clear (a PATCH to the same URL records nothing): opened as read,
+    // sealed before they are written.
+    codec: {
+      ...subscriptionCodec,
+      decode: (stored) => {
+        const event = subscriptionCodec.decode(stored);
+        return event && withUrl(event, (url, id) => openWebhookUrl(cipher, url, id));
+      },
+    },
+    seal: async (event) =>
+      withUrl(event, (url, id) => (typeof url === 'string' ? sealWebhookUrl(cipher, url, id) : url)),
     decider: subscriptionDecider,
     newId,
   });
+  const openUrl = (url: Subscription['url'], subscriptionId: string) =>
+    openWebhookUrl(cipher, url, subscriptionId);
   const router = createRouter();
   const auth = authenticate(deps.authenticator);
   const admin = (operation: Operation) => [auth, authorize(operation)];
@@ -116,7 +149,7 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
     response
       .status(201)
       .location(`/webhooks/${subscriptionId}`)
-      .json({ ...subscriptionResource(live(result)), secret });
+      .json({ ...subscriptionResource(live(result), openUrl), secret });
   });
 
   router.patch(
@@ -131,7 +164,7 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
         type: 'ChangeSubscription',
         data: { subscriptionId, changes: { ...changes, ...checked }, changedAt },
       }));
-      response.json(subscriptionResource(live(result)));
+      response.json(subscriptionResource(live(result), openUrl));
     },
   );
 
@@ -162,7 +195,7 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
           },
         };
       });
-      response.json({ ...subscriptionResource(live(result)), secret, previousSecretExpiresAt });
+      response.json({ ...subscriptionResource(live(result), openUrl), secret, previousSecretExpiresAt });
     },
   );
 

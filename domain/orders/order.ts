@@ -1,4 +1,5 @@
 import type { Money } from '../shared/money.ts';
+import type { PersonalText } from '../shared/personal-data.ts';
 
 export const orderStatuses = ['pending', 'confirmed', 'shipped', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
@@ -6,12 +7,13 @@ export type OrderStatus = (typeof orderStatuses)[number];
 /** What a caller can ask of an existing order; carried by the 409 answer to a forbidden move. */
 export type OrderAction = 'confirm' | 'ship' | 'deliver' | 'cancel' | 'record-payment';
 
+/** Each part personal text: sealed (an object) once the command handler has sealed it, or copied sealed. */
 export type Address = {
-  street: string;
-  city: string;
-  postalCode: string;
+  street: PersonalText;
+  city: PersonalText;
+  postalCode: PersonalText;
   /** ISO 3166-1 alpha-2. */
-  country: string;
+  country: PersonalText;
 };
 
 /** An order line as priced from the catalogue at the moment of ordering. */

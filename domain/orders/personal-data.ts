@@ -9,15 +9,30 @@ import type { OrderEvent } from './order-events.ts';
 
 const addressFields = ['street', 'city', 'postalCode', 'country'] as const;
 
+/** The customer of the order whose stream `before` is: the owner of what is written about the order. */
+const customerOf = (before: readonly { type: string; data: unknown }[]): string => {
+  const placed = before.find((event) => event.type === 'OrderPlaced');
+  if (!placed) throw new Error('an order event before the order was placed');
+  return (placed.data as { customerId: string }).customerId;
+};
+
 /**
- * Order events. The shipping address (all of it: a postcode and a city narrow a person down) and the
- * customer's free-text note are the customer's; ids, amounts, products, statuses, timestamps, payment
- * references, shipment tracking and cancellation reasons (chosen by staff from the order's facts) are not.
+ * Order events. The shipping address (all of it: a postcode and a city narrow a person down), the
+ * customer's free-text note and the cancellation reason (free text a person writes about the order, the
+ * customer or staff: it is the customer's, sealed under their key whoever wrote it) are the customer's;
+ * ids, amounts, products, statuses, timestamps, payment references, carriers and tracking numbers
+ * (operational identifiers) are not.
  */
 export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
   OrderPlaced: {
     owner: (data) => data.customerId,
     fields: [...addressFields.map((field) => ['shippingAddress', field]), ['note']],
+    taggedSince: 2,
+  },
+  OrderCancelled: {
+    owner: (_data, before) => customerOf(before),
+    fields: [['reason']],
+    taggedSince: 2,
   },
 };
 
@@ -25,15 +40,20 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
  * The views that copy personal fields, and where (documentation and tests hold to this list; each copies
  * the sealed form from the events above, and is opened only where it leaves the service):
  * - the order resource (GET /orders/{id}, lists, ?revision=N, command answers, stored idempotent answers):
- *   `shippingAddress.*`, `note`;
+ *   `shippingAddress.*`, `note`, `cancellationReason`;
  * - webhook bodies (order.created: `data.shippingAddress.*`, `data.note`; order.status_changed:
- *   `data.order.shippingAddress.*`, `data.order.note`), in Kafka messages and the webhook retry state;
+ *   `data.order.shippingAddress.*`, `data.order.note`, `data.order.cancellationReason`), in Kafka messages
+ *   and the webhook retry state;
  * - event resources (`/orders/{id}/events`, `/audit/events`) and exports: the event data above.
  * The user record (projections/identity/): `email`, `name` and the stored addresses are personal. Stored
  * addresses are sealed like the events' (an order copies the sealed form); the e-mail and name stay in the
  * clear (sign-in needs the e-mail), and erasure anonymises them.
  */
 export const personalViewFields = {
-  orderResource: [...addressFields.map((field) => ['shippingAddress', field]), ['note']],
+  orderResource: [
+    ...addressFields.map((field) => ['shippingAddress', field]),
+    ['note'],
+    ['cancellationReason'],
+  ],
   user: [['email'], ['name'], ['addresses']],
 } as const;

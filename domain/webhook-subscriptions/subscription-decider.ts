@@ -1,6 +1,6 @@
 import type { Decider } from '../shared/decider.ts';
 import { InvariantViolationError } from '../shared/errors.ts';
-import type { SubscriptionEvent } from './subscription-events.ts';
+import type { SealedWebhookUrl, SubscriptionEvent } from './subscription-events.ts';
 import { SubscriptionAlreadyExistsError, SubscriptionNotFoundError } from './subscription-errors.ts';
 import type { SubscriptionChanges, SubscriptionCommand, WebhookEventKind } from './subscription.ts';
 
@@ -13,12 +13,13 @@ export type SubscriptionState =
   | { status: 'removed' }
   | {
       status: 'active' | 'inactive';
-      url: string;
+      /** As the command side reads it: opened (the command handler's codec opens sealed URLs). */
+      url: string | SealedWebhookUrl;
       events: readonly WebhookEventKind[];
       description: string | null;
     };
 
-type Existing = Extract<SubscriptionState, { url: string }>;
+type Existing = Extract<SubscriptionState, { status: 'active' | 'inactive' }>;
 
 export const initialState = (): SubscriptionState => ({ status: 'none' });
 

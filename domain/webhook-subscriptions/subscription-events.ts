@@ -36,6 +36,19 @@ const secretRotatedV1 = z.strictObject({
 const disabledV1 = z.strictObject({ subscriptionId: z.string(), reason: z.string(), disabledAt: timestamp });
 const removedV1 = z.strictObject({ subscriptionId: z.string(), removedAt: timestamp });
 const testRequestedV1 = z.strictObject({ subscriptionId: z.string(), requestedAt: timestamp });
+/**
+ * A webhook URL beyond its origin (a path, a query) may be a credential: from version 2 on it is sealed by
+ * the service's key like the signing secret, beside its origin in the clear (what auditors and exports
+ * see). A version 1 event holds the whole URL as a string; admins alone see it whole.
+ */
+export const sealedWebhookUrl = z.strictObject({ origin: z.string(), sealed: z.string() });
+export type SealedWebhookUrl = z.infer<typeof sealedWebhookUrl>;
+const webhookUrl = z.union([z.string(), sealedWebhookUrl]);
+/** Version 2: the URL sealed (a string only in what version 1 wrote). */
+const registeredV2 = registeredV1.extend({ url: webhookUrl });
+const changedV2 = changedV1.extend({
+  changes: changedV1.shape.changes.extend({ url: webhookUrl.optional() }),
+});
 const redeliveryRequestedV1 = z.strictObject({
   subscriptionId: z.string(),
   deliveryId: z.string(),
@@ -44,9 +57,9 @@ const redeliveryRequestedV1 = z.strictObject({
 
 export type SubscriptionRegistered = {
   type: 'WebhookSubscriptionRegistered';
-  data: z.infer<typeof registeredV1>;
+  data: z.infer<typeof registeredV2>;
 };
-export type SubscriptionChanged = { type: 'WebhookSubscriptionChanged'; data: z.infer<typeof changedV1> };
+export type SubscriptionChanged = { type: 'WebhookSubscriptionChanged'; data: z.infer<typeof changedV2> };
 export type SecretRotated = { type: 'WebhookSecretRotated'; data: z.infer<typeof secretRotatedV1> };
 export type SubscriptionDisabled = { type: 'WebhookSubscriptionDisabled'; data: z.infer<typeof disabledV1> };
 export type SubscriptionRemoved = { type: 'WebhookSubscriptionRemoved'; data: z.infer<typeof removedV1> };
@@ -65,10 +78,13 @@ export type SubscriptionEvent =
   | TestDeliveryRequested
   | RedeliveryRequested;
 
+/** v1 -> v2 of both: a URL written before URLs were sealed stays the string it was. */
+export const urlAsWritten = <T>(v1: T): T => v1;
+
 /** Every subscription event, every version: what the event codec writes and reads them with. */
 export const subscriptionEvents: EventCatalog<SubscriptionEvent> = {
-  WebhookSubscriptionRegistered: { schemas: [registeredV1], upcast: [] },
-  WebhookSubscriptionChanged: { schemas: [changedV1], upcast: [] },
+  WebhookSubscriptionRegistered: { schemas: [registeredV1, registeredV2], upcast: [urlAsWritten] },
+  WebhookSubscriptionChanged: { schemas: [changedV1, changedV2], upcast: [urlAsWritten] },
   WebhookSecretRotated: { schemas: [secretRotatedV1], upcast: [] },
   WebhookSubscriptionDisabled: { schemas: [disabledV1], upcast: [] },
   WebhookSubscriptionRemoved: { schemas: [removedV1], upcast: [] },

@@ -75,9 +75,10 @@ export const createCommandHandler = <Command, Event extends { type: string; data
   newId: () => string;
   /**
    * Seals the personal fields of each new event (infrastructure/personal-data/seal-events.ts) before the
-   * codec encodes it: the log, and everything that copies from it, holds them sealed only.
+   * codec encodes it: the log, and everything that copies from it, holds them sealed only. Given the
+   * stream's events before it (whose owner an event's personal data may be).
    */
-  seal?: (event: Event) => Promise<Event>;
+  seal?: (event: Event, before: readonly Event[]) => Promise<Event>;
   maxAttempts?: number;
 }) => {
   const readHistory = async (streamId: string) => {
@@ -102,7 +103,12 @@ export const createCommandHandler = <Command, Event extends { type: string; data
         const state = history.reduce(decider.evolve, decider.initialState());
         await options.precondition?.(history, state);
         const decided = decider.decide(command, state);
-        const events = decided.length === 0 ? decided : await Promise.all(decided.map(seal));
+        const events =
+          decided.length === 0
+            ? decided
+            : await Promise.all(
+                decided.map((event, index) => seal(event, [...history, ...decided.slice(0, index)])),
+              );
         const after = events.reduce(decider.evolve, state);
         if (events.length === 0) {
           const readAt = await eventStore.headPosition();

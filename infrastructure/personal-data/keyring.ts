@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { erasedValue } from '../../domain/shared/personal-data.ts';
+import { erasedValue, type SealedText } from '../../domain/shared/personal-data.ts';
 import type { Logger } from 'pino';
 import { createSecretCipher } from '../crypto/secret-cipher.ts';
 import type { DataKeyStore } from './data-key-store.ts';
-import { isSealed, openSealedBytes, sealField, sealedInJson, sealedPrefix } from './field-cipher.ts';
+import { openSealedBytes, sealField, sealedInJson, sealedMarker } from './field-cipher.ts';
 
 /** What a sealed field whose owner's key is gone reads as. */
 export const erasedText = erasedValue;
@@ -27,7 +27,7 @@ type CachedKey = {
    * Fields sealed with this key, by plaintext: a customer's orders to one stored address seal it once per
    * period (the same sealed bytes in each, which tells no more than the customer id beside them).
    */
-  sealed: Map<string, string>;
+  sealed: Map<string, SealedText>;
 };
 
 export type PersonalDataKeyring = ReturnType<typeof createPersonalDataKeyring>;
@@ -83,7 +83,7 @@ export const createPersonalDataKeyring = ({
       key,
       expiresAt: now() + cacheTtlMs,
       opened: new Map<string, string>(),
-      sealed: new Map<string, string>(),
+      sealed: new Map<string, SealedText>(),
     };
     cache.set(ownerId, entry);
     return entry;
@@ -135,18 +135,18 @@ export const createPersonalDataKeyring = ({
     return remember(ownerId, unseal(stored, ownerId)) as CachedKey & { key: Buffer };
   };
 
-  const sealWith = (entry: CachedKey & { key: Buffer }, ownerId: string, plaintext: string): string => {
+  const sealWith = (entry: CachedKey & { key: Buffer }, ownerId: string, plaintext: string): SealedText => {
     const known = entry.sealed.get(plaintext);
     if (known !== undefined) return known;
-    const token = sealField(entry.key, ownerId, plaintext);
+    const field = sealField(entry.key, ownerId, plaintext);
     if (entry.sealed.size >= maxOpenedPerOwner) entry.sealed.clear();
-    entry.sealed.set(plaintext, token);
+    entry.sealed.set(plaintext, field);
     if (entry.opened.size >= maxOpenedPerOwner) entry.opened.clear();
-    entry.opened.set(`"${token}"`, JSON.stringify(plaintext));
-    return token;
+    entry.opened.set(JSON.stringify(field), JSON.stringify(plaintext));
+    return field;
   };
 
-  /** The plaintext of a sealed field as a JSON string (or "[erased]"); `token` is its JSON form. */
+  /** The plaintext of a sealed field as a JSON string (or "[erased]"); `token` is its JSON form (the object). */
   const openWith = (entry: CachedKey, ownerId: string, token: string, sealedBytes: string): string => {
     if (entry.key === null) return erasedJson;
     const known = entry.opened.get(token);
@@ -167,8 +167,13 @@ export const createPersonalDataKeyring = ({
     return json;
   };
 
-  const sealPath = (value: unknown, path: readonly string[], seal: (plain: string) => string): unknown => {
-    if (path.length === 0) return typeof value === 'string' && !isSealed(value) ? seal(value) : value;
+  // Every string at a path is sealed, whatever it says; what is sealed already (an object) is kept.
+  const sealPath = (
+    value: unknown,
+    path: readonly string[],
+    seal: (plain: string) => SealedText,
+  ): unknown => {
+    if (path.length === 0) return typeof value === 'string' ? seal(value) : value;
     if (value === null || typeof value !== 'object') return value;
     const [head, ...rest] = path;
     const record = value as Record<string, unknown>;
@@ -181,7 +186,7 @@ export const createPersonalDataKeyring = ({
    * as it is, at the cost of one substring search.
    */
   const reveal = async (json: string): Promise<string> => {
-    if (!json.includes(sealedPrefix)) return json;
+    if (!json.includes(sealedMarker)) return json;
     // One pass when every owner's key is cached (the hot path); else fetch the missing keys, then again.
     let complete = true;
     const opened = json.replace(sealedInJson, (token, ownerId: string, sealedBytes: string) => {
@@ -202,12 +207,20 @@ export const createPersonalDataKeyring = ({
 
   return {
     /** Seals one field under the owner's key (created on first use). */
-    async seal(ownerId: string, plaintext: string): Promise<string> {
+    async seal(ownerId: string, plaintext: string): Promise<SealedText> {
       return sealWith(await keyForWriting(ownerId), ownerId, plaintext);
     },
 
-    /** A copy of `data` with the strings at `paths` sealed under the owner's key (sealed ones kept). */
+    /** A copy of `data` with the strings at `paths` sealed under the owner's key (sealed objects kept). */
     async sealFields<T>(ownerId: string, data: T, paths: readonly (readonly string[])[]): Promise<T> {
+      // Nothing to seal (a cancellation without a reason): no key is needed, nor refused after an erasure.
+      let plain = false;
+      const noteText = (text: string): SealedText => {
+        plain = true;
+        return { sealed: text };
+      };
+      for (const path of paths) sealPath(data, path, noteText);
+      if (!plain) return data;
       const key = await keyForWriting(ownerId);
       let sealed: unknown = data;
       for (const path of paths) sealed = sealPath(sealed, path, (plain) => sealWith(key, ownerId, plain));

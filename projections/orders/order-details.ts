@@ -1,4 +1,5 @@
 import type { Money } from '../../domain/shared/money.ts';
+import type { PersonalText } from '../../domain/shared/personal-data.ts';
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import type { Address, OrderLine, OrderStatus, ShipmentDetails } from '../../domain/orders/order.ts';
 
@@ -21,9 +22,10 @@ export type OrderDetails = {
   items: OrderLine[];
   total: Money;
   shippingAddress: Address;
-  note: string | null;
+  /** Personal texts are sealed (objects) here, and opened where they leave the service. */
+  note: PersonalText | null;
   payments: PaymentDetails[];
-  cancellationReason: string | null;
+  cancellationReason: PersonalText | null;
   /** Once shipped: how the shipment can be followed, and when it left. Absent before. */
   shipment?: ShipmentDetails & { shippedAt: string };
   createdAt: string;

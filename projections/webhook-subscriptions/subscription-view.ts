@@ -1,4 +1,7 @@
-import type { SubscriptionEvent } from '../../domain/webhook-subscriptions/subscription-events.ts';
+import type {
+  SealedWebhookUrl,
+  SubscriptionEvent,
+} from '../../domain/webhook-subscriptions/subscription-events.ts';
 import {
   isSubscriptionStream,
   type WebhookEventKind,
@@ -17,7 +20,11 @@ export type SigningSecret = { sealed: string; expiresAt: string | null };
 export type Subscription = {
   status: 'active' | 'inactive';
   id: string;
-  url: string;
+  /**
+   * Sealed by the service's key beside its origin, like the secrets (opened by the dispatcher to deliver,
+   * and for admins); a string only for a subscription registered before URLs were sealed.
+   */
+  url: string | SealedWebhookUrl;
   events: WebhookEventKind[];
   description: string | null;
   /** Why the service stopped it (the receiver answered 410); null when an admin did, or while active. */
@@ -162,10 +169,16 @@ const viewOf = ({
   ...view
 }: WebhookSubscriptionView): Subscription | RemovedSubscription => view;
 
-/** The subscription resource the API sends: never a secret, sealed or not. */
-export const subscriptionResource = (view: Subscription) => ({
+/**
+ * The subscription resource the API sends (to admins): never a secret, sealed or not; the URL whole, opened
+ * with `openUrl` (webhook-url.ts).
+ */
+export const subscriptionResource = (
+  view: Subscription,
+  openUrl: (url: Subscription['url'], subscriptionId: string) => string,
+) => ({
   id: view.id,
-  url: view.url,
+  url: openUrl(view.url, view.id),
   events: view.events,
   description: view.description,
   active: view.status === 'active',

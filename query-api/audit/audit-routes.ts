@@ -11,6 +11,12 @@ import {
 } from '../../infrastructure/event-store/event-store.ts';
 import { validationFailed } from '../../infrastructure/http/api-error.ts';
 import { sendRevealedJson, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
+import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
+import {
+  openWebhookUrl,
+  webhookUrlOrigin,
+  type StoredWebhookUrl,
+} from '../../projections/webhook-subscriptions/webhook-url.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import { eventResource } from './event-resource.ts';
 
@@ -56,9 +62,11 @@ export type AuditDeps = {
   authenticator: Authenticator;
   /** Opens the personal fields the log keeps sealed ("[erased]" once erased). */
   reveal: Reveal;
+  /** Opens sealed webhook URLs: for admins; auditors read their origin. */
+  webhookCipher: Pick<SecretCipher, 'open'>;
 };
 
-export const auditRoutes = ({ eventStore, authenticator, reveal }: AuditDeps) => {
+export const auditRoutes = ({ eventStore, authenticator, reveal, webhookCipher }: AuditDeps) => {
   const router = createRouter();
 
   router.get(
@@ -104,7 +112,16 @@ export const auditRoutes = ({ eventStore, authenticator, reveal }: AuditDeps) =>
       }
       const link = (bound: 'after' | 'before', event: RecordedEvent | undefined) =>
         event === undefined ? null : `/audit/events?${bound}=${event.position.toString()}&limit=${limit}`;
-      const viewer = { userId: principalOf(response).userId, seesEveryActor: true };
+      const principal = principalOf(response);
+      const viewer = {
+        userId: principal.userId,
+        seesEveryActor: true,
+        // Admins read webhook URLs whole, as GET /webhooks shows them; auditors their origin.
+        webhookUrl: principal.roles.includes('admin')
+          ? (url: StoredWebhookUrl, subscriptionId: string) =>
+              openWebhookUrl(webhookCipher, url, subscriptionId)
+          : webhookUrlOrigin,
+      };
       response.set('Cache-Control', 'private, no-cache');
       await sendRevealedJson(reveal, request, response, {
         meta: { perPage: limit },

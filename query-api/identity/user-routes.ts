@@ -5,7 +5,7 @@ import { notFound } from '../../infrastructure/http/api-error.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import { sendRevealedJson } from '../../infrastructure/personal-data/revealed.ts';
-import { activeUser, addressView } from '../../projections/identity/user-resource.ts';
+import { activeUser, addressView, sealedStoredAddress } from '../../projections/identity/user-resource.ts';
 import type { UserStore } from '../../projections/identity/users.ts';
 import { authorize } from '../authorize.ts';
 
@@ -38,20 +38,27 @@ export const userRoutes = ({
       email: user.email,
       name: user.name,
       roles: user.roles,
-      addresses: addresses.map(addressView),
+      addresses: addresses.map((address) => addressView(sealedStoredAddress(user.id, address))),
     });
   });
 
   router.get('/users/me/addresses', auth, authorize('listAddresses'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
-    await sendRevealedJson(reveal, request, response, (await users.listAddresses(user.id)).map(addressView));
+    await sendRevealedJson(
+      reveal,
+      request,
+      response,
+      (await users.listAddresses(user.id)).map((address) =>
+        addressView(sealedStoredAddress(user.id, address)),
+      ),
+    );
   });
 
   router.get('/users/me/addresses/:addressId', auth, authorize('getAddress'), async (request, response) => {
     const user = await currentUser(principalOf(response).userId);
     const address = await users.findAddress(user.id, request.params['addressId'] as string);
     if (!address) throw notFound('You have no address with this id.');
-    await sendRevealedJson(reveal, request, response, addressView(address));
+    await sendRevealedJson(reveal, request, response, addressView(sealedStoredAddress(user.id, address)));
   });
 
   return router;

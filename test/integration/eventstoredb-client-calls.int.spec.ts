@@ -404,6 +404,12 @@ describe('EventStoreDB adapter: every read ends its gRPC call (real client, fake
           forget: () => {},
         },
         reveal: async (json) => json,
+        // No webhook subscription is read here: nothing to open.
+        webhookCipher: {
+          open: () => {
+            throw new Error('no sealed webhook URL in this log');
+          },
+        },
       }),
     );
     app.use(

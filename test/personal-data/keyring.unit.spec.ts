@@ -58,7 +58,7 @@ const keyringOver = (
   });
 
 describe('personal data keyring', () => {
-  it('seals a field as a string without the plaintext, once per owner and cache period, and opens it', async () => {
+  it('seals a field as an object without the plaintext, once per owner and cache period, and opens it', async () => {
     const { store } = memoryKeyStore();
     let clock = 0;
     const keyring = keyringOver(store, { now: () => clock });
@@ -68,7 +68,9 @@ describe('personal data keyring', () => {
     expect(first).not.toContain('Quibble');
     // A customer's orders to one address share its sealed form while it is cached; never another owner's.
     expect(await keyring.seal(owner, 'Quibblestrasse 7')).toBe(first);
-    expect(await keyring.seal(randomUUID(), 'Quibblestrasse 7')).not.toContain(first.slice(-40));
+    expect((await keyring.seal(randomUUID(), 'Quibblestrasse 7')).sealed).not.toContain(
+      first.sealed.slice(-40),
+    );
     clock += 5_001;
     expect(await keyring.seal(owner, 'Quibblestrasse 7')).not.toBe(first);
     expect(await keyring.reveal(JSON.stringify({ street: first, city: 'x' }))).toBe(
@@ -153,8 +155,8 @@ describe('personal data keyring', () => {
     const other = randomUUID();
     await keyring.seal(other, 'other');
     const sealed = await keyring.seal(owner, 'Quibblestrasse 7');
-    const tampered = sealed.slice(0, -3) + (sealed.endsWith('AAA') ? 'BBB' : 'AAA');
-    const moved = sealed.replace(owner, other);
+    const tampered = { sealed: sealed.sealed.slice(0, -3) + (sealed.sealed.endsWith('AAA') ? 'BBB' : 'AAA') };
+    const moved = { sealed: sealed.sealed.replace(owner, other) };
     expect(JSON.parse(await keyring.reveal(JSON.stringify([tampered, moved])))).toEqual([
       erasedValue,
       erasedValue,
@@ -187,6 +189,35 @@ describe('personal data keyring', () => {
   it('leaves text without sealed fields as it is, and a sealed-looking string that is not a whole value', async () => {
     const keyring = keyringOver(memoryKeyStore().store);
     const text = JSON.stringify({ note: 'see pd1.abc.def for details' });
+    expect(await keyring.reveal(text)).toBe(text);
+  });
+
+  it("never takes a client's string for a sealed field, whatever it says: another owner's key is not tried", async () => {
+    const memory = memoryKeyStore();
+    const keyring = keyringOver(memory.store);
+    const victim = randomUUID();
+    const real = await keyring.seal(victim, 'Quibblestrasse 7');
+    errors.length = 0;
+    const texts = [
+      // A token as a string, naming an owner with a key, one without, and one erased.
+      real.sealed,
+      `pd1.${randomUUID()}.${'A'.repeat(60)}`,
+      // The object's JSON as a string, and inside a longer string.
+      JSON.stringify(real),
+      `x${JSON.stringify(real)}y`,
+      `{"sealed":"${real.sealed}"}`,
+    ];
+    const before = memory.reads();
+    expect(JSON.parse(await keyring.reveal(JSON.stringify({ notes: texts })))).toEqual({ notes: texts });
+    expect(errors).toEqual([]);
+    expect(memory.reads()).toBe(before);
+  });
+
+  it('an object with more than the sealed member is no sealed field', async () => {
+    const keyring = keyringOver(memoryKeyStore().store);
+    const owner = randomUUID();
+    const real = await keyring.seal(owner, 'Quibblestrasse 7');
+    const text = JSON.stringify({ a: { ...real, other: 1 }, b: { other: 1, ...real } });
     expect(await keyring.reveal(text)).toBe(text);
   });
 });

@@ -19,7 +19,6 @@ import type { Product } from '../../../projections/catalog/catalog.ts';
 import { readCatalogFile } from '../../../projections/catalog/catalog-file.ts';
 import { placeOrderCommand, placeOrderRequest } from '../../../command-api/orders/place-order.ts';
 import { money } from '../../../domain/shared/money.ts';
-import type { Address } from '../../../domain/orders/order.ts';
 import type { StoredAddress } from '../../../projections/identity/users.ts';
 import { scopeOf } from '../../../domain/identity/permissions.ts';
 import { requestIdOf } from '../../../infrastructure/http/request-id.ts';
@@ -30,7 +29,7 @@ import { bareErrors, bearerAuth, ceilingApp, ceilingConfig, listen } from './cei
 const config = ceilingConfig<{
   currency: string;
   /** The stored addresses of the benchmark's customers. */
-  addresses: (Address & { id: string; customerId: string })[];
+  addresses: (Omit<StoredAddress, 'createdAt'> & { customerId: string })[];
 }>();
 const groupCommit = process.argv.includes('--group-commit');
 
