@@ -36,7 +36,8 @@ export const cpuProfileEnv = (): Record<string, string> => {
 export const startProcess = async (
   script: string,
   args: string[],
-  env: Record<string, string>,
+  /** Added to this process's environment; a variable given as undefined is left out. */
+  env: Record<string, string | undefined>,
   { logFile }: { logFile?: string } = {},
 ): Promise<Started> => {
   const command = pinned
