@@ -4,7 +4,8 @@
 // Between the two, the steps of the store's append one at a time, to show what each costs:
 //   raw INSERT -> the events as one JSON parameter (json_to_recordset) -> the stream's revision
 //   compare-and-set in the same statement -> the store's whole statement -> the store (that statement and
-//   its NOTIFY after the commit).
+//   its NOTIFY after the commit); and, as an alternative to measure, the compare-and-set on the events'
+//   unique (stream_id, revision) index instead of the streams row.
 // Each case has tables of its own in one fresh database, emptied before each of its runs; the cases
 // alternate round after round; medians.
 // Run: npm run bench:event-store:postgres (after `eval "$(scripts/services.sh env)"`)
@@ -44,7 +45,7 @@ const server = settings[0]!;
 
 // Tables of the log's own shape (identity, defaults, unique and log-order indexes), one set per case.
 await sql`SET client_min_messages = warning`;
-for (const schema of ['bench_raw', 'bench_recordset', 'bench_cas', 'bench_statement']) {
+for (const schema of ['bench_raw', 'bench_recordset', 'bench_cas', 'bench_statement', 'bench_unique']) {
   await sql.unsafe(`CREATE SCHEMA ${schema}`);
   await sql.unsafe(`CREATE TABLE ${schema}.events (LIKE event_log.events INCLUDING ALL)`);
   await sql.unsafe(`CREATE TABLE ${schema}.streams (LIKE event_log.streams INCLUDING ALL)`);
@@ -127,6 +128,26 @@ const cases: Case[] = [
     short: "store's statement",
     schema: 'bench_statement',
     append: (streamId, revision, event) => storeStatement('bench_statement', streamId, revision, event),
+  },
+  {
+    // Not the store's: what the compare-and-set would cost without the streams row, the unique
+    // (stream_id, revision) index refusing a revision taken and the previous revision's row required.
+    name: 'an alternative: the CAS on the unique (stream_id, revision) index, no streams row (+ RETURNING)',
+    short: 'unique-index CAS',
+    schema: 'bench_unique',
+    append: (streamId, revision, event) =>
+      sql`INSERT INTO bench_unique.events (stream_id, revision, id, type, data, metadata)
+          SELECT ${streamId}, ${revision} + e.ordinality - 1, e.id, e.type, e.data, e.metadata
+          FROM ROWS FROM (json_to_recordset(${recordset([event])}::text::json)
+               AS (id text, type text, data json, metadata json)) WITH ORDINALITY
+               AS e(id, type, data, metadata, ordinality)
+          WHERE ${
+            revision === 0
+              ? sql`true`
+              : sql`EXISTS (SELECT FROM bench_unique.events
+                    WHERE stream_id = ${streamId} AND revision = ${revision - 1})`
+          }
+          RETURNING transaction_id::text AS tx, position::text AS pos`,
   },
   {
     name: 'the store: appendToStream (that statement, then a NOTIFY after the commit)',
@@ -232,7 +253,7 @@ writeGoals(values.goals, [
       `${runs
         .get(cases[0]!.name)!
         .map((run) => figure(run.perSecond))
-        .join(' ')}); the steps between: ` +
+        .join(' ')}); the steps between, and the alternative without the streams row: ` +
       cases
         .slice(1, -1)
         .map((c) => `${c.short} ${ratio(medianRate(c.name) / raw)}`)
@@ -249,7 +270,8 @@ appended one event per append by ${appenders} appenders at once, each to streams
 (\`createPostgresEventStore\`, a pool of ${appenders}) on a fresh database of the PostgreSQL of scripts/services.sh.
 The baseline, raw INSERT, is the same client with the same options and pool sending the same rows, one INSERT
 (one implicit transaction) each, into a table of the log's own shape (\`LIKE event_log.events INCLUDING ALL\`).
-Between them, the steps of the store's statement one at a time. ${context}. Cases alternate, each on its own
+Between them, the steps of the store's statement one at a time, and an alternative to it (not the store's):
+the compare-and-set on the events' unique (stream_id, revision) index, without the streams row. ${context}. Cases alternate, each on its own
 tables emptied before each run; medians.
 
 ${markdownTable(header, rows)}
