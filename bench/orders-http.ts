@@ -569,6 +569,9 @@ if (embeddedLine) console.log(embeddedLine);
 
 const sizeLine = (size: VisibilityAtSize) =>
   `${figure(size.rounds[0]!.ordersAtStart)} to ${figure(size.rounds.at(-1)!.ordersAtEnd)} orders`;
+/** Two stands' sizes, once when they are the same. */
+const sizesLine = (one: VisibilityAtSize, other: VisibilityAtSize) =>
+  sizeLine(one) === sizeLine(other) ? sizeLine(one) : `${sizeLine(one)} and ${sizeLine(other)}`;
 if (small !== undefined && large !== undefined)
   console.log(
     `201 to readable, median p99 of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders: ` +
@@ -723,9 +726,8 @@ if (
       detail:
         `medians of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders one after another, the logs ` +
         `taking turns; p50 / p99 ms by round on PostgreSQL ${roundsCell(small)} and on the shared file ` +
-        `${roundsCell(smallBaseline)} with ${sizeLine(small)} and ${sizeLine(smallBaseline)}; on PostgreSQL ` +
-        `${roundsCell(large)} and on the shared file ${roundsCell(largeBaseline)} with ${sizeLine(large)} and ` +
-        `${sizeLine(largeBaseline)}`,
+        `${roundsCell(smallBaseline)} with ${sizesLine(small, smallBaseline)}; on PostgreSQL ` +
+        `${roundsCell(large)} and on the shared file ${roundsCell(largeBaseline)} with ${sizesLine(large, largeBaseline)}`,
     },
   ]);
 const visibilityTable = (sizes: readonly VisibilityAtSize[]) =>
