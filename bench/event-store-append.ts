@@ -1,13 +1,13 @@
 // Embedded event log append throughput, beside raw node:sqlite doing the same inserts in the same run.
 // Run: npm run bench:event-store   (options: --single N --batched N --batch-size N --rounds N)
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NO_STREAM, type EventToAppend } from '../infrastructure/event-store/event-store.ts';
+import { NO_STREAM } from '../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { openDatabase } from '../infrastructure/sqlite/open-database.ts';
+import { averageEventBytes, eventsPerStream, orderEvent } from './support/order-events.ts';
 import { figure, markdownTable, median, reportOption, writeReport } from './support/report.ts';
 
 const { values } = parseArgs({
@@ -25,66 +25,8 @@ const batchSize = Number(values['batch-size']);
 const rounds = Number(values.rounds);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-event-store-'));
-const metadata = {
-  actor: { userId: 'user-1', roles: ['customer'] },
-  correlationId: randomUUID(),
-  causationId: null,
-  occurredAt: '2026-11-21T10:00:00.000Z',
-};
-// The events an order's stream really holds, in lifecycle order; 5 per stream, about 330 bytes each on average.
-const orderId = randomUUID();
-const lifecycle: Pick<EventToAppend, 'type' | 'data'>[] = [
-  {
-    type: 'OrderPlaced',
-    data: {
-      orderId,
-      customerId: 'user-1',
-      items: [
-        {
-          productId: '12',
-          productName: 'Espresso cup',
-          quantity: 2,
-          unitPrice: { amountMinor: 1999, currency: 'EUR' },
-        },
-        {
-          productId: '31',
-          productName: 'Milk jug',
-          quantity: 1,
-          unitPrice: { amountMinor: 500, currency: 'EUR' },
-        },
-      ],
-      total: { amountMinor: 4498, currency: 'EUR' },
-      shippingAddress: { street: '1 Main Street', city: 'Lyon', postalCode: '69001', country: 'FR' },
-      note: null,
-      placedAt: '2026-11-21T10:00:00.000Z',
-    },
-  },
-  { type: 'OrderConfirmed', data: { orderId, confirmedAt: '2026-11-21T10:01:00.000Z' } },
-  {
-    type: 'PaymentReceived',
-    data: {
-      orderId,
-      paymentId: randomUUID(),
-      amount: { amountMinor: 4498, currency: 'EUR' },
-      reference: 'bank-42',
-      receivedAt: '2026-11-21T10:02:00.000Z',
-    },
-  },
-  { type: 'OrderShipped', data: { orderId, shippedAt: '2026-11-21T10:03:00.000Z' } },
-  { type: 'OrderDelivered', data: { orderId, deliveredAt: '2026-11-21T10:04:00.000Z' } },
-];
-const eventsPerStream = lifecycle.length;
-const event = (n: number): EventToAppend => ({
-  id: randomUUID(),
-  ...lifecycle[n % eventsPerStream]!,
-  metadata,
-});
-const averageBytes = Math.round(
-  lifecycle.reduce(
-    (sum, e) => sum + JSON.stringify(e.data).length + JSON.stringify(metadata).length + 36 + e.type.length,
-    0,
-  ) / eventsPerStream,
-);
+const event = orderEvent;
+const averageBytes = averageEventBytes;
 
 const rate = (count: number, ms: number) => Math.round((count / ms) * 1000);
 const time = async (run: () => unknown) => {

@@ -10,10 +10,14 @@
 //     others): the distributed mode's requests/s as a share of the embedded default's;
 //   - visibility at two sizes of the read model, each as --visibility-rounds rounds of --visibility orders:
 //     first with about --small-orders orders (placed quickly before the POST load), then with about
-//     --large-orders (the POST rounds' orders, topped up by a quick load); p50/p99 per round, median p99.
+//     --large-orders (topped up by a quick load), both before the POST load; p50/p99 per round, median p99.
+// The distributed mode runs on the event log --log names (default: PostgreSQL, a fresh database); for issue
+// 40's goals, a second stand beside it on --baseline-log (default: the shared node:sqlite file beside
+// PostgreSQL; `none` for none): its POST /orders in the same rounds, its visibility rounds taking turns.
 // Run: npm run bench:orders (or bench:orders:distributed)
 // Options: --mode embedded|distributed --rounds N --duration SECONDS --connections N --visibility N
-//          --visibility-rounds N --small-orders N --large-orders N (the last three: distributed mode)
+//          --visibility-rounds N --small-orders N --large-orders N --log postgres|sqlite-file|eventstoredb
+//          --baseline-log LOG|none (the last five: distributed mode)
 //          --report FILE (its BENCHMARKS.md section) --goals FILE (goal rows: issue 31's in embedded mode,
 //          issue 30's in distributed mode)
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -29,7 +33,16 @@ import {
   writeReport,
 } from './support/report.ts';
 import { atLeast, atMost, below, goalsOption, ratio, writeGoals } from './support/goals.ts';
-import { benchMode, modeOption, benchWriteLimits, startBenchService } from './support/services.ts';
+import {
+  benchLogs,
+  benchMode,
+  benchWriteLimits,
+  logNames,
+  logOption,
+  modeOption,
+  startBenchService,
+  type BenchService,
+} from './support/services.ts';
 import { benchCustomer } from './support/bench-customer.ts';
 
 const { values } = parseArgs({
@@ -42,11 +55,13 @@ const { values } = parseArgs({
     'small-orders': { type: 'string', default: '1000' },
     'large-orders': { type: 'string', default: '20000' },
     ...modeOption,
+    ...logOption,
     ...reportOption,
     ...goalsOption,
   },
 });
 const mode = benchMode(values.mode);
+const logs = benchLogs(mode, values.log, values['baseline-log']);
 const rounds = Number(values.rounds);
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
@@ -59,6 +74,7 @@ const email = 'bench-customer@shop.example';
 const password = 'bench-password-123';
 const service = await startBenchService({
   mode,
+  log: logs.log,
   prefix: 'bench-orders-',
   users: [{ email, password, role: 'customer' }],
   env: { ...benchWriteLimits, ...cpuProfileEnv() },
@@ -67,19 +83,139 @@ const { writeUrl, readUrl, dataDir } = service;
 
 /** The customer's bearer token and the body of an order to its stored address, on the service at `url`. */
 const customerOf = (url: string) => benchCustomer(url, { email, password });
-const { auth, orderBody, postHeaders } = await customerOf(writeUrl);
 
-/** Orders the service has acknowledged (201) so far: what its read model holds once caught up. */
-let ordersPlaced = 0;
-const placeOrder = async () => {
-  const response = await fetch(`${writeUrl}/orders`, {
-    method: 'POST',
-    headers: postHeaders,
-    body: orderBody,
-  });
-  if (response.status === 201) ordersPlaced++;
-  return response;
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
+
+type VisibilityRound = {
+  /** 201 to readable, ms, one per order. */
+  visible: number[];
+  /** POST /orders alone, ms. */
+  acknowledged: number[];
+  /** Orders acknowledged before the round's first and after its last. */
+  ordersAtStart: number;
+  ordersAtEnd: number;
+  p50: number;
+  p99: number;
+  max: number;
+};
+
+/**
+ * A distributed (or embedded) service with the customer signed in, and what the benchmark does on it:
+ * placing orders, filling its read model, timing 201 to readable.
+ */
+const standOf = async (stand: BenchService, label: string) => {
+  const { auth, orderBody, postHeaders } = await customerOf(stand.writeUrl);
+  /** Orders the service has acknowledged (201) so far: what its read model holds once caught up. */
+  const counts = { ordersPlaced: 0 };
+  const placeOrder = async () => {
+    const response = await fetch(`${stand.writeUrl}/orders`, {
+      method: 'POST',
+      headers: postHeaders,
+      body: orderBody,
+    });
+    if (response.status === 201) counts.ordersPlaced++;
+    return response;
+  };
+
+  /** The first GET (without a Consistency-Token) that finds the order at `path`; its time, in ms. */
+  const readable = async (path: string) => {
+    const from = performance.now();
+    for (;;) {
+      const response = await fetch(`${stand.readUrl}${path}`, { headers: auth });
+      await response.arrayBuffer();
+      if (response.status === 200) return performance.now() - from;
+    }
+  };
+
+  /**
+   * Places one order and waits until it is readable: the projections have then caught up with every order
+   * before it. Its time, in ms.
+   */
+  const caughtUp = async () => {
+    const created = await placeOrder();
+    await created.arrayBuffer();
+    if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}`);
+    return readable(created.headers.get('location')!);
+  };
+
+  /**
+   * Places orders quickly (many at once) until the service has acknowledged `target` of them in all, then
+   * waits for the read model to catch up. An answer that sheds load (429, 503) is retried after a pause.
+   */
+  const fillTo = async (target: number) => {
+    const from = performance.now();
+    const before = counts.ordersPlaced;
+    let claimed = counts.ordersPlaced;
+    const worker = async () => {
+      while (claimed < target) {
+        claimed++;
+        const response = await placeOrder();
+        await response.arrayBuffer();
+        if (response.status === 201) continue;
+        claimed--;
+        if (response.status !== 429 && response.status !== 503)
+          throw new Error(`POST /orders answered ${response.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+    const placedIn = performance.now() - from;
+    const added = counts.ordersPlaced - before;
+    const catchUpMs = await caughtUp();
+    return { before, added, seconds: placedIn / 1000, catchUpSeconds: catchUpMs / 1000 };
+  };
+
+  /** `samples` orders one after another: from reading the 201 to the first GET that finds the order. */
+  const visibilityRound = async (samples: number): Promise<VisibilityRound> => {
+    const ordersAtStart = counts.ordersPlaced;
+    const visible: number[] = [];
+    const acknowledged: number[] = [];
+    for (let sampleIndex = 0; sampleIndex < samples; sampleIndex++) {
+      const sent = performance.now();
+      const created = await placeOrder();
+      const ackedAt = performance.now();
+      acknowledged.push(ackedAt - sent);
+      if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}`);
+      const path = created.headers.get('location')!;
+      await created.arrayBuffer();
+      for (;;) {
+        const response = await fetch(`${stand.readUrl}${path}`, { headers: auth });
+        await response.arrayBuffer();
+        if (response.status === 200) break;
+      }
+      visible.push(performance.now() - ackedAt);
+    }
+    return {
+      visible,
+      acknowledged,
+      ordersAtStart,
+      ordersAtEnd: counts.ordersPlaced,
+      p50: percentile(visible, 50),
+      p99: percentile(visible, 99),
+      max: Math.max(...visible),
+    };
+  };
+
+  return {
+    service: stand,
+    label,
+    auth,
+    orderBody,
+    postHeaders,
+    counts,
+    placeOrder,
+    caughtUp,
+    fillTo,
+    visibilityRound,
+  };
+};
+type Stand = Awaited<ReturnType<typeof standOf>>;
+
+const main = await standOf(service, logs.log === undefined ? mode : logNames[logs.log]);
+const { auth, orderBody, postHeaders, placeOrder, caughtUp, visibilityRound } = main;
 const sample = await placeOrder();
 const sampleBody = Buffer.from(await sample.arrayBuffer());
 const orderPath = sample.headers.get('location')!;
@@ -145,104 +281,8 @@ const referenceLoad = {
 /** Issue 5's goal for POST /orders: 6,000/s where the reference reached about 9,000/s. */
 const postGoalOfReference = 6000 / 9000;
 
-/** The first GET (without a Consistency-Token) that finds the order at `path`; its time, in ms. */
-const readable = async (path: string) => {
-  const from = performance.now();
-  for (;;) {
-    const response = await fetch(`${readUrl}${path}`, { headers: auth });
-    await response.arrayBuffer();
-    if (response.status === 200) return performance.now() - from;
-  }
-};
-
-/**
- * Places one order and waits until it is readable: the projections have then caught up with every order
- * before it. Its time, in ms.
- */
-const caughtUp = async () => {
-  const created = await placeOrder();
-  await created.arrayBuffer();
-  if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}`);
-  return readable(created.headers.get('location')!);
-};
-
-/**
- * Places orders quickly (many at once) until the service has acknowledged `target` of them in all, then
- * waits for the read model to catch up. An answer that sheds load (429, 503) is retried after a pause.
- */
-const fillTo = async (target: number) => {
-  const from = performance.now();
-  const before = ordersPlaced;
-  let claimed = ordersPlaced;
-  const worker = async () => {
-    while (claimed < target) {
-      claimed++;
-      const response = await placeOrder();
-      await response.arrayBuffer();
-      if (response.status === 201) continue;
-      claimed--;
-      if (response.status !== 429 && response.status !== 503)
-        throw new Error(`POST /orders answered ${response.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  const placedIn = performance.now() - from;
-  const added = ordersPlaced - before;
-  const catchUpMs = await caughtUp();
-  return { before, added, seconds: placedIn / 1000, catchUpSeconds: catchUpMs / 1000 };
-};
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-
-type VisibilityRound = {
-  /** 201 to readable, ms, one per order. */
-  visible: number[];
-  /** POST /orders alone, ms. */
-  acknowledged: number[];
-  /** Orders acknowledged before the round's first and after its last. */
-  ordersAtStart: number;
-  ordersAtEnd: number;
-  p50: number;
-  p99: number;
-  max: number;
-};
-
-/** `samples` orders one after another: from reading the 201 to the first GET that finds the order. */
-const visibilityRound = async (samples: number): Promise<VisibilityRound> => {
-  const ordersAtStart = ordersPlaced;
-  const visible: number[] = [];
-  const acknowledged: number[] = [];
-  for (let sampleIndex = 0; sampleIndex < samples; sampleIndex++) {
-    const sent = performance.now();
-    const created = await placeOrder();
-    const ackedAt = performance.now();
-    acknowledged.push(ackedAt - sent);
-    if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}`);
-    const path = created.headers.get('location')!;
-    await created.arrayBuffer();
-    for (;;) {
-      const response = await fetch(`${readUrl}${path}`, { headers: auth });
-      await response.arrayBuffer();
-      if (response.status === 200) break;
-    }
-    visible.push(performance.now() - ackedAt);
-  }
-  return {
-    visible,
-    acknowledged,
-    ordersAtStart,
-    ordersAtEnd: ordersPlaced,
-    p50: percentile(visible, 50),
-    p99: percentile(visible, 99),
-    max: Math.max(...visible),
-  };
-};
-
-const fillLine = ({ before, added, seconds }: Awaited<ReturnType<typeof fillTo>>) =>
+type Fill = Awaited<ReturnType<Stand['fillTo']>>;
+const fillLine = ({ before, added, seconds }: Fill) =>
   added === 0
     ? `${figure(before)} already, no orders added`
     : `${figure(before)} already, ${figure(added)} added in ${figure(seconds, 1)} s`;
@@ -251,35 +291,41 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 type VisibilityAtSize = {
   /** The size asked for (--small-orders, --large-orders). */
   target: number;
-  fill: Awaited<ReturnType<typeof fillTo>>;
+  fill: Fill;
   rounds: VisibilityRound[];
   medianP99: number;
   medianP50: number;
 };
 
-/** Distributed mode: the read model filled to about `target` orders, then --visibility-rounds rounds. */
-const visibilityAt = async (target: number): Promise<VisibilityAtSize> => {
-  const fill = await fillTo(target);
-  console.log(
-    `read model at ${figure(ordersPlaced)} orders (${fillLine(fill)}, caught up ` +
-      `${figure(fill.catchUpSeconds, 2)} s later): ${visibilityRounds} visibility rounds of ${visibilitySamples} orders`,
-  );
-  const rounds: VisibilityRound[] = [];
-  for (let round = 0; round < visibilityRounds; round++) {
-    const result = await visibilityRound(visibilitySamples);
+/**
+ * Distributed mode: each stand's read model filled to about `target` orders, then --visibility-rounds
+ * rounds, the stands taking turns round by round (so that the machine's noise falls on each alike).
+ */
+const visibilityAt = async (target: number, stands: readonly Stand[]): Promise<VisibilityAtSize[]> => {
+  const sizes: VisibilityAtSize[] = [];
+  for (const stand of stands) {
+    const fill = await stand.fillTo(target);
     console.log(
-      `  round ${round + 1}: ${figure(result.ordersAtStart)} to ${figure(result.ordersAtEnd)} orders, ` +
-        `201 to readable p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms`,
+      `${stand.label}: read model at ${figure(stand.counts.ordersPlaced)} orders (${fillLine(fill)}, caught up ` +
+        `${figure(fill.catchUpSeconds, 2)} s later): ${visibilityRounds} visibility rounds of ${visibilitySamples} orders`,
     );
-    rounds.push(result);
+    sizes.push({ target, fill, rounds: [], medianP99: NaN, medianP50: NaN });
   }
-  return {
-    target,
-    fill,
-    rounds,
-    medianP99: median(rounds.map((round) => round.p99)),
-    medianP50: median(rounds.map((round) => round.p50)),
-  };
+  for (let round = 0; round < visibilityRounds; round++) {
+    for (const [index, stand] of stands.entries()) {
+      const result = await stand.visibilityRound(visibilitySamples);
+      console.log(
+        `  ${stand.label}, round ${round + 1}: ${figure(result.ordersAtStart)} to ${figure(result.ordersAtEnd)} orders, ` +
+          `201 to readable p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms`,
+      );
+      sizes[index]!.rounds.push(result);
+    }
+  }
+  return sizes.map((size) => ({
+    ...size,
+    medianP99: median(size.rounds.map((round) => round.p99)),
+    medianP50: median(size.rounds.map((round) => round.p50)),
+  }));
 };
 
 const idleMemory = memoryOf(service.writer.process.pid!);
@@ -296,8 +342,28 @@ const embedded =
     : undefined;
 const embeddedCustomer = embedded === undefined ? undefined : await customerOf(embedded.writeUrl);
 
-// Distributed mode: 201 to readable with about --small-orders orders in the read model, before the load.
-const small = mode === 'distributed' ? await visibilityAt(smallOrders) : undefined;
+// Distributed mode: the same four processes on the baseline's event log (by default the shared node:sqlite
+// file beside the PostgreSQL log), for POST /orders and 201 to readable in the same rounds.
+const baselineService =
+  mode === 'distributed' && logs.baseline !== undefined
+    ? await startBenchService({
+        mode,
+        log: logs.baseline,
+        prefix: 'bench-orders-baseline-',
+        users: [{ email, password, role: 'customer' }],
+        env: cpuProfileEnv(),
+      })
+    : undefined;
+const baseline =
+  baselineService === undefined || logs.baseline === undefined
+    ? undefined
+    : await standOf(baselineService, logNames[logs.baseline]);
+const stands = baseline === undefined ? [main] : [main, baseline];
+
+// Distributed mode: 201 to readable with about --small-orders, then about --large-orders orders in the read
+// model, before the load (whose orders would leave the read model far beyond the larger size).
+const [small, smallBaseline] = mode === 'distributed' ? await visibilityAt(smallOrders, stands) : [];
+const [large, largeBaseline] = mode === 'distributed' ? await visibilityAt(largeOrders, stands) : [];
 
 const cases = [
   {
@@ -338,9 +404,22 @@ for (const benchCase of cases) {
       ...serviceOptions,
       durationSeconds: seconds,
     });
-    if (benchCase.method === 'POST') ordersPlaced += result.requests - result.unexpected;
+    if (benchCase.method === 'POST') main.counts.ordersPlaced += result.requests - result.unexpected;
     return result;
   };
+  // Distributed mode: the baseline log's POST /orders, in the same rounds.
+  const baselinePost =
+    benchCase.method === 'POST' && baseline !== undefined
+      ? (seconds: number) =>
+          load(baseline.service.writer, `${baseline.service.writeUrl}/orders`, {
+            connections,
+            method: 'POST',
+            headers: baseline.postHeaders,
+            body: baseline.orderBody,
+            durationSeconds: seconds,
+            processes: baseline.service.others,
+          })
+      : undefined;
   // Distributed mode: the embedded default's POST /orders, in the same rounds.
   const embeddedPost =
     benchCase.method === 'POST' && embedded !== undefined && embeddedCustomer !== undefined
@@ -358,6 +437,7 @@ for (const benchCase of cases) {
   if (benchCase.method === 'POST')
     await load(referencePost, `${referencePost.url}/orders`, { ...referenceLoad, durationSeconds: 2 });
   if (embeddedPost !== undefined) await embeddedPost(2);
+  if (baselinePost !== undefined) await baselinePost(2);
   for (let round = 0; round < rounds; round++) {
     record(
       `bare ${benchCase.name}`,
@@ -369,10 +449,11 @@ for (const benchCase of cases) {
         await load(referencePost, `${referencePost.url}/orders`, { ...referenceLoad, durationSeconds }),
       );
     record(`service ${benchCase.name}`, await serviceLoad(durationSeconds));
+    if (baselinePost !== undefined) record(`baseline ${benchCase.name}`, await baselinePost(durationSeconds));
     if (embeddedPost !== undefined) record(`embedded ${benchCase.name}`, await embeddedPost(durationSeconds));
   }
   if (mode === 'distributed' && benchCase.method === 'POST') {
-    await embedded?.stop();
+    await Promise.all([embedded?.stop(), baselineService?.stop()]);
     // The projections process may trail the command API after a POST load: let it catch up (the order
     // placed now is readable only once every order before it is), so that it does not weigh on what follows.
     catchUp = await caughtUp();
@@ -387,9 +468,7 @@ const ordersBefore = [...results.entries()]
   .reduce((sum, run) => sum + run.requests, 0);
 
 // Visibility: 201 to readable, sequentially, the read polled as fast as one client can. In embedded mode one
-// run of --visibility orders; in distributed mode, with about --large-orders orders in the read model (the
-// POST rounds' orders, topped up), as rounds like those with --small-orders above.
-const large = mode === 'distributed' ? await visibilityAt(largeOrders) : undefined;
+// run of --visibility orders; in distributed mode, the rounds above, before the load.
 const { visible, acknowledged } =
   large === undefined ? await visibilityRound(visibilitySamples) : large.rounds.at(-1)!;
 
@@ -422,6 +501,8 @@ for (const benchCase of cases) {
   table[`service ${benchCase.name}`] = summary(`service ${benchCase.name}`);
   if (results.has(`embedded ${benchCase.name}`))
     table[`embedded ${benchCase.name}`] = summary(`embedded ${benchCase.name}`);
+  if (results.has(`baseline ${benchCase.name}`))
+    table[`baseline ${benchCase.name}`] = summary(`baseline ${benchCase.name}`);
 }
 const rate = (key: string) => table[key]!['requests/s (median)'];
 const ofReference = rate('service POST /orders') / rate('reference POST /orders');
@@ -489,6 +570,9 @@ if (embeddedLine) console.log(embeddedLine);
 
 const sizeLine = (size: VisibilityAtSize) =>
   `${figure(size.rounds[0]!.ordersAtStart)} to ${figure(size.rounds.at(-1)!.ordersAtEnd)} orders`;
+/** Two stands' sizes, once when they are the same. */
+const sizesLine = (one: VisibilityAtSize, other: VisibilityAtSize) =>
+  sizeLine(one) === sizeLine(other) ? sizeLine(one) : `${sizeLine(one)} and ${sizeLine(other)}`;
 if (small !== undefined && large !== undefined)
   console.log(
     `201 to readable, median p99 of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders: ` +
@@ -580,6 +664,73 @@ if (small !== undefined && large !== undefined && embeddedComparison !== undefin
         `a request over the command API's ${figure(embeddedComparison.commandApiCpu)} µs (one core per process)`,
     },
   ]);
+/** Distributed mode: the main log against the baseline's, POST /orders in the same rounds. */
+const baselineComparison = (() => {
+  const runs = results.get('baseline POST /orders');
+  if (runs === undefined || baseline === undefined || logs.baseline === undefined) return undefined;
+  const serviceRuns = results.get('service POST /orders')!;
+  const baselineRate = median(runs.map((run) => run.requestsPerSecond));
+  const serviceRate = median(serviceRuns.map((run) => run.requestsPerSecond));
+  const name = logNames[logs.baseline];
+  return {
+    name,
+    baselineRate,
+    serviceRate,
+    ratio: serviceRate / baselineRate,
+    serviceRounds: serviceRuns.map((run) => figure(run.requestsPerSecond)).join(' '),
+    baselineRounds: runs.map((run) => figure(run.requestsPerSecond)).join(' '),
+    line:
+      `POST /orders on the ${logNames[logs.log]}: ${ratio(serviceRate / baselineRate)} of the ${name}'s requests/s ` +
+      `in the same rounds (${figure(serviceRate)}/s against ${figure(baselineRate)}/s; rounds ` +
+      `${serviceRuns.map((run) => figure(run.requestsPerSecond)).join(' ')} against ${runs.map((run) => figure(run.requestsPerSecond)).join(' ')})`,
+  };
+})();
+if (baselineComparison !== undefined) console.log(baselineComparison.line);
+if (smallBaseline !== undefined && largeBaseline !== undefined && small !== undefined && large !== undefined)
+  console.log(
+    `201 to readable, median p99 on the ${logNames[logs.log]} against the ${baselineComparison?.name}: ` +
+      `${ms(small.medianP99)} against ${ms(smallBaseline.medianP99)} ms at about ${figure(smallOrders)} orders, ` +
+      `${ms(large.medianP99)} against ${ms(largeBaseline.medianP99)} ms at about ${figure(largeOrders)}`,
+  );
+if (
+  logs.log === 'postgres' &&
+  logs.baseline === 'sqlite-file' &&
+  baselineComparison !== undefined &&
+  small !== undefined &&
+  large !== undefined &&
+  smallBaseline !== undefined &&
+  largeBaseline !== undefined
+)
+  writeGoals(values.goals, [
+    {
+      issue: 40,
+      order: 2,
+      path: 'distributed on the PostgreSQL log: POST /orders, requests/s',
+      today: 'the shared file only',
+      checks: [atLeast("of the shared file's, same rounds", baselineComparison.ratio, 0.8)],
+      detail:
+        `${figure(baselineComparison.serviceRate)}/s against ${figure(baselineComparison.baselineRate)}/s, medians of ` +
+        `${plural(rounds, 'round')} of ${durationSeconds} s at ${connections} connections (${baselineComparison.serviceRounds} ` +
+        `against ${baselineComparison.baselineRounds})`,
+    },
+    {
+      issue: 40,
+      order: 3,
+      path: 'distributed on the PostgreSQL log: 201 to readable, p99, at 1,000 and at 20,000 orders',
+      today: 'shared file: p99 49.9 ms (2026-11-27, polled every 10 ms)',
+      checks: [
+        below(`p99 with ${sizeLine(small)}`, small.medianP99, 50, 'ms'),
+        atMost("over the shared file's, same rounds", small.medianP99 / smallBaseline.medianP99, 1, 'x', 2),
+        below(`p99 with ${sizeLine(large)}`, large.medianP99, 50, 'ms'),
+        atMost("over the shared file's, same rounds", large.medianP99 / largeBaseline.medianP99, 1, 'x', 2),
+      ],
+      detail:
+        `medians of ${plural(visibilityRounds, 'round')} of ${visibilitySamples} orders one after another, the logs ` +
+        `taking turns; p50 / p99 ms by round on PostgreSQL ${roundsCell(small)} and on the shared file ` +
+        `${roundsCell(smallBaseline)} with ${sizesLine(small, smallBaseline)}; on PostgreSQL ` +
+        `${roundsCell(large)} and on the shared file ${roundsCell(largeBaseline)} with ${sizesLine(large, largeBaseline)}`,
+    },
+  ]);
 const visibilityTable = (sizes: readonly VisibilityAtSize[]) =>
   markdownTable(
     [
@@ -631,9 +782,9 @@ const visibilitySection =
   small !== undefined && large !== undefined
     ? `**Visibility**, from reading the 201 to the first \`GET /orders/{id}\` (without a Consistency-Token) that finds
 the order, ${visibilityRounds} rounds of ${visibilitySamples} orders one after another at each of two sizes of the read model:
-first filled to about ${figure(small.target)} orders before the POST load (${connections} at once, then the projections
-let catch up), then after the POST rounds, topped up to about ${figure(large.target)} where they left fewer. Each round's own orders add to
-the read model, as its column says.
+first filled to about ${figure(small.target)} orders (${connections} at once, then the projections let catch up), then
+topped up to about ${figure(large.target)}, both before the POST load. Each round's own orders add to the read model, as
+its column says.
 
 ${visibilityTable([small, large])}
 
@@ -651,6 +802,46 @@ p99 ${ms2(percentile(acknowledged, 99))} ms. The read model already held ${figur
           ? ''
           : ` After the POST load, the projections caught up in ${figure(catchUp / 1000, 2)} s.`
       }`;
+const baselineSection =
+  baselineComparison === undefined || smallBaseline === undefined || largeBaseline === undefined
+    ? ''
+    : `**The ${baselineComparison.name} beside it**: the same four processes on the ${baselineComparison.name}
+(\`--baseline-log ${logs.baseline}\`), started with it, their POST /orders after the service's in every round, their
+visibility rounds taking turns with its:
+
+${markdownTable(
+  ['case', 'requests/s (median)', 'p50 ms', 'p99 ms', 'command API CPU µs/request', 'rounds (requests/s)'],
+  (['service POST /orders', 'baseline POST /orders'] as const).map((key) => [
+    key === 'service POST /orders'
+      ? `POST /orders on the ${logNames[logs.log]}`
+      : `POST /orders on the ${baselineComparison.name}`,
+    figure(rate(key)),
+    table[key]!['p50 ms'],
+    table[key]!['p99 ms'],
+    table[key]!['server CPU µs/request'],
+    results
+      .get(key)!
+      .map((run) => figure(run.requestsPerSecond))
+      .join(' '),
+  ]),
+)}
+
+CPU µs per POST /orders of the ${baselineComparison.name}'s other processes (medians of the rounds): ${baselineService!.others
+        .map(
+          ({ name }) =>
+            `${name} ${figure(median(results.get('baseline POST /orders')!.map((run) => run.cpuMicrosPerRequestOf[name]!)))}`,
+        )
+        .join(', ')}.
+
+**${baselineComparison.line}.**
+
+Visibility on the ${baselineComparison.name}, in the same rounds:
+
+${visibilityTable([smallBaseline, largeBaseline])}
+
+**Median p99 on the ${logNames[logs.log]} against the ${baselineComparison.name}: ${ms2(small!.medianP99)} against
+${ms2(smallBaseline.medianP99)} ms at about ${figure(smallOrders)} orders, ${ms2(large!.medianP99)} against
+${ms2(largeBaseline.medianP99)} ms at about ${figure(largeOrders)}.**`;
 writeReport(
   values.report,
   `## Orders${mode === 'distributed' ? ' (distributed mode)' : ''}: POST /orders, GET /orders/{id}, 201 to readable
@@ -659,7 +850,7 @@ writeReport(
     mode === 'embedded'
       ? 'the embedded service as `npm start` runs it'
       : 'the four processes of the distributed mode (writes to the command API, reads from the query API, ' +
-        'FerretDB and Kafka of scripts/services.sh, one node:sqlite log file)'
+        `FerretDB and Kafka of scripts/services.sh, the ${logNames[logs.log]}${logs.log === 'postgres' ? ' (a fresh database)' : ''})`
   }, one customer (made with the admin CLI) with a stored address. Every POST creates an order of two lines
 and a note (RS256 bearer token, zod, catalogue and address lookups, the decider, the append). Baselines: bare
 node:http servers answering the same bytes and headers, the POST one after reading and parsing the JSON
@@ -683,7 +874,7 @@ ${markdownTable(
 
 **${referenceLine}.**
 
-${[cpuByProcess, embeddedSection, visibilitySection]
+${[cpuByProcess, embeddedSection, visibilitySection, baselineSection]
   .map((part) => part.trim())
   .filter((part) => part !== '')
   .join('\n\n')}

@@ -1,7 +1,8 @@
 // Every benchmark, one after the other, each in its own process, then BENCHMARKS.md written from what they
 // measured: the machine and Node version, issue 31's goals table (the embedded default) and, where the
-// distributed mode's servers are set (MONGODB_URL and KAFKA_BROKERS), issue 30's (the distributed mode),
-// both gathered from the rows the benchmarks write with --goals and printed at the end of the run; each
+// distributed mode's servers are set (MONGODB_URL and KAFKA_BROKERS), issue 30's (the distributed mode) and,
+// with EVENT_LOG_URL too, issue 40's (the distributed mode on the PostgreSQL event log, the shared node:sqlite
+// file beside it), all gathered from the rows the benchmarks write with --goals and printed at the end of the run; each
 // benchmark's section (its figures beside the baseline it measured in the same run), the distributed mode's
 // where its servers are set, and bench/NOTES.md (profiles, what changed the figures, and why).
 // Run: npm run bench   Options: --quick (short runs, to try the suite) --out FILE (default BENCHMARKS.md)
@@ -28,10 +29,14 @@ const { values } = parseArgs({
 });
 const projectFile = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 const distributed = Boolean(process.env['MONGODB_URL'] && process.env['KAFKA_BROKERS']);
+// The distributed sections run on the PostgreSQL log (a fresh database each) with the shared node:sqlite file
+// beside it, where EVENT_LOG_URL is set; on the shared file alone where it is not.
+const postgresLog = Boolean(process.env['EVENT_LOG_URL']);
+const logArgs = postgresLog ? [] : ['--log', 'sqlite-file'];
 
 const quick = (args: string[]) => (values.quick ? args : []);
-// `goals`: the benchmark writes rows of a goals table (--goals FILE): issue 31's, or issue 30's for the
-// distributed sections.
+// `goals`: the benchmark writes rows of a goals table (--goals FILE): issue 31's, or issue 30's and 40's for
+// the distributed sections.
 const benchmarks: { name: string; script: string; args: string[]; goals?: boolean }[] = [
   {
     name: 'event-store',
@@ -49,6 +54,17 @@ const benchmarks: { name: string; script: string; args: string[]; goals?: boolea
   },
   { name: 'replay', script: 'bench/replay.ts', args: quick(['--orders', '20000']), goals: true },
   { name: 'webhooks', script: 'bench/webhooks.ts', args: quick(['--duration', '5']), goals: true },
+  // Issue 40's first row: the PostgreSQL log's appends beside raw INSERTs (a fresh database of its own).
+  ...(postgresLog
+    ? [
+        {
+          name: 'event-store-postgres',
+          script: 'bench/postgres-log-append.ts',
+          args: quick(['--events', '4000', '--rounds', '1']),
+          goals: true,
+        },
+      ]
+    : []),
   ...(distributed
     ? [
         // The MongoDB-wire stands side by side (it starts its own, beside the servers of MONGODB_URL).
@@ -59,13 +75,14 @@ const benchmarks: { name: string; script: string; args: string[]; goals?: boolea
         },
         // Issue 30's goals: POST /orders beside the embedded default in the same rounds, 201 to readable
         // with about 1,000 and about 20,000 orders in the read model, 3 rounds of 1,000 orders at each
-        // (the script's defaults).
+        // (the script's defaults); issue 40's: the same on the shared file's stand beside it.
         {
           name: 'orders-distributed',
           script: 'bench/orders-http.ts',
           args: [
             '--mode',
             'distributed',
+            ...logArgs,
             ...quick([
               '--rounds',
               '1',
@@ -88,6 +105,7 @@ const benchmarks: { name: string; script: string; args: string[]; goals?: boolea
           args: [
             '--mode',
             'distributed',
+            ...logArgs,
             '--rate',
             '50',
             ...(values.quick ? ['--duration', '5', '--rounds', '1'] : ['--duration', '30', '--rounds', '3']),
@@ -123,10 +141,13 @@ for (const { name, script, args, goals } of benchmarks) {
   process.stdout.write(`=== ${name}: ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   sections.push(readFileSync(report, 'utf8'));
 }
-// Issue 30's table only where the distributed sections ran.
+// Issue 30's table only where the distributed sections ran, issue 40's where they ran on the PostgreSQL log.
 const goalTables: { issue: GoalIssue; rows: GoalRow[] }[] = [
   { issue: 31, rows: withMissingRows(readGoals(goalsFile, 31), 31) },
   ...(distributed ? [{ issue: 30 as const, rows: withMissingRows(readGoals(goalsFile, 30), 30) }] : []),
+  ...(distributed && postgresLog
+    ? [{ issue: 40 as const, rows: withMissingRows(readGoals(goalsFile, 40), 40) }]
+    : []),
 ];
 rmSync(reports, { recursive: true, force: true });
 const loadAtEnd = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
@@ -143,9 +164,24 @@ const details = (rows: readonly GoalRow[]) =>
     .filter((row) => row.detail)
     .map((row) => `- ${row.path}: ${row.detail}.`)
     .join('\n');
+const issue40Section = (
+  rows: readonly GoalRow[],
+) => `## Issue 40's goals (the distributed mode on the PostgreSQL event log)
+
+Gathered from the sections below (same run, this machine, medians of 3 rounds), ${today}, load average
+${loadAtStart} at the start of the run and ${loadAtEnd} at its end. Every figure is the PostgreSQL log's
+beside a baseline of the same run: raw INSERTs of the same rows by the same client for the appends, and for
+the rest the same four processes on the shared node:sqlite file (the single-host baseline), started beside
+them, their rounds taking turns.
+
+${goalsTable(rows, 40)}
+
+${details(rows)}`;
 const goalsSections = goalTables.map(({ issue, rows }) =>
-  issue === 31
-    ? `## Issue 31's goals
+  issue === 40
+    ? issue40Section(rows)
+    : issue === 31
+      ? `## Issue 31's goals
 
 Gathered from the sections below (same run, pinned as they say, medians of the rounds), ${today}, load
 average ${loadAtStart} at the start of the run and ${loadAtEnd} at its end. "Today" is what the issue measured
@@ -155,7 +191,7 @@ before its work began. The ratios to the ceilings and the peer are the service's
 ${goalsTable(rows, 31)}
 
 ${details(rows)}`
-    : `## Issue 30's goals (distributed mode)
+      : `## Issue 30's goals (distributed mode)
 
 Gathered from the distributed sections below (same run, this machine, medians of the rounds), ${today}, on
 the servers of MONGODB_URL and KAFKA_BROKERS. "Today" is what the issue measured before its work began.

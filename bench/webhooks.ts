@@ -8,16 +8,28 @@
 // delivered by the webhook dispatcher. --rounds N runs the bare server and the service N times each,
 // alternating; the goal row takes the median p99 and the webhooks missing over all rounds (issue 31's row
 // in embedded mode, issue 30's in distributed mode: 50 orders/s x 3 subscribers for 30 s, 3 rounds).
+// The distributed mode runs on the event log --log names (default: PostgreSQL, a fresh database), and a
+// second stand beside it on --baseline-log (default: the shared node:sqlite file beside PostgreSQL; `none`
+// for none), whose rounds take turns with its: issue 40's row compares the two.
 // Run: npm run bench:webhooks (or bench:webhooks:distributed)
-// Options: --mode embedded|distributed --rate N --duration SECONDS --warmup SECONDS --subscribers N
-//          --rounds N --report FILE (its BENCHMARKS.md section) --goals FILE (its goal row)
+// Options: --mode embedded|distributed --log postgres|sqlite-file|eventstoredb --baseline-log LOG|none
+//          --rate N --duration SECONDS --warmup SECONDS --subscribers N
+//          --rounds N --report FILE (its BENCHMARKS.md section) --goals FILE (its goal rows)
 import { createServer, Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { median, pinned, startProcess, type Started } from './support/processes.ts';
-import { below, goalsOption, writeGoals } from './support/goals.ts';
+import { atMost, below, goalsOption, writeGoals } from './support/goals.ts';
 import { figure, markdownTable, reportOption, writeReport } from './support/report.ts';
-import { benchMode, modeOption, benchWriteLimits, startBenchService } from './support/services.ts';
+import {
+  benchLogs,
+  benchMode,
+  logNames,
+  logOption,
+  modeOption,
+  startBenchService,
+  type BenchService,
+} from './support/services.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,11 +39,13 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '1' },
     ...modeOption,
+    ...logOption,
     ...reportOption,
     ...goalsOption,
   },
 });
 const mode = benchMode(values.mode);
+const logs = benchLogs(mode, values.log, values['baseline-log']);
 const rate = Number(values.rate);
 const durationSeconds = Number(values.duration);
 const warmupSeconds = Number(values.warmup);
@@ -172,48 +186,61 @@ const postJson = (url: string, body: string, headers: Record<string, string> = {
     outgoing.end(body);
   });
 
-// The service, with a customer and an admin made by the CLI, and one subscription per receiver.
+// The service, with a customer and an admin made by the CLI, and one subscription per receiver; in
+// distributed mode, the same beside it on the baseline's event log (the shared node:sqlite file beside the
+// PostgreSQL log), whose rounds take turns with its.
 const users = { customer: 'bench-customer@shop.example', admin: 'bench-admin@shop.example' };
 const password = 'bench-password-123';
-const service = await startBenchService({
-  mode,
-  prefix: 'bench-webhooks-',
-  users: Object.entries(users).map(([role, email]) => ({ email, password, role })),
-  env: { ...benchWriteLimits, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
-});
-const { writeUrl } = service;
-const bearer = async (email: string) => {
-  const { body } = await postJson(
-    `${writeUrl}/auth/token`,
-    JSON.stringify({ grant_type: 'password', username: email, password }),
-  );
-  return { Authorization: `Bearer ${(JSON.parse(body) as { access_token: string }).access_token}` };
-};
-const customer = await bearer(users.customer);
-const admin = await bearer(users.admin);
-for (const receiver of receivers) {
-  const registered = await postJson(
-    `${writeUrl}/webhooks`,
-    JSON.stringify({ url: receiver.url, events: ['order.created'] }),
-    admin,
-  );
-  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.body}`);
-}
-const address = await postJson(
-  `${writeUrl}/users/me/addresses`,
-  JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
-  customer,
-);
-const shippingAddressId = (JSON.parse(address.body) as { id: string }).id;
-const orderBody = (note: string) =>
-  JSON.stringify({
-    items: [
-      { productId: '1001', quantity: 2 },
-      { productId: '1017', quantity: 1 },
-    ],
-    shippingAddressId,
-    note,
+const startService = (log: typeof logs.log, prefix: string) =>
+  startBenchService({
+    mode,
+    log,
+    prefix,
+    users: Object.entries(users).map(([role, email]) => ({ email, password, role })),
+    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
   });
+/** Signs in the customer and the admin, subscribes every receiver, stores the customer's address. */
+const prepare = async (service: BenchService) => {
+  const { writeUrl } = service;
+  const bearer = async (email: string) => {
+    const { body } = await postJson(
+      `${writeUrl}/auth/token`,
+      JSON.stringify({ grant_type: 'password', username: email, password }),
+    );
+    return { Authorization: `Bearer ${(JSON.parse(body) as { access_token: string }).access_token}` };
+  };
+  const customer = await bearer(users.customer);
+  const admin = await bearer(users.admin);
+  for (const receiver of receivers) {
+    const registered = await postJson(
+      `${writeUrl}/webhooks`,
+      JSON.stringify({ url: receiver.url, events: ['order.created'] }),
+      admin,
+    );
+    if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.body}`);
+  }
+  const address = await postJson(
+    `${writeUrl}/users/me/addresses`,
+    JSON.stringify({ street: '1 Bench Road', city: 'Lyon', postalCode: '69001', country: 'FR' }),
+    customer,
+  );
+  const shippingAddressId = (JSON.parse(address.body) as { id: string }).id;
+  const orderBody = (note: string) =>
+    JSON.stringify({
+      items: [
+        { productId: '1001', quantity: 2 },
+        { productId: '1017', quantity: 1 },
+      ],
+      shippingAddressId,
+      note,
+    });
+  return (note: string) => postJson(`${writeUrl}/orders`, orderBody(note), customer);
+};
+const service = await startService(logs.log, 'bench-webhooks-');
+const placeOrder = await prepare(service);
+const baselineService =
+  logs.baseline === undefined ? undefined : await startService(logs.baseline, 'bench-webhooks-baseline-');
+const placeBaselineOrder = baselineService === undefined ? undefined : await prepare(baselineService);
 
 const bare: Started = await startProcess(
   'bench/support/bare-webhook-relay.ts',
@@ -227,19 +254,24 @@ console.log(
     `${pinned ? ', servers pinned to their own core' : ''}`,
 );
 const bareCase = 'bare node:http (201, then POST to each receiver)';
+const distributedCase = (log: typeof logs.log) =>
+  `distributed service on the ${logNames[log]} (command API, log, relay to Kafka, dispatcher, signed POST)`;
 const serviceCase =
-  mode === 'embedded'
-    ? 'embedded service (log, relay, retry state, signed POST)'
-    : 'distributed service (command API, log file, relay to Kafka, dispatcher, signed POST)';
-/** Each case's runs, round by round (bare and service alternating). */
-const runs: Record<string, Run[]> = { [bareCase]: [], [serviceCase]: [] };
+  mode === 'embedded' ? 'embedded service (log, relay, retry state, signed POST)' : distributedCase(logs.log);
+const baselineCase = logs.baseline === undefined ? undefined : distributedCase(logs.baseline);
+/** Each case's runs, round by round (bare, service and the baseline's service alternating). */
+const runs: Record<string, Run[]> = {
+  [bareCase]: [],
+  [serviceCase]: [],
+  ...(baselineCase === undefined ? {} : { [baselineCase]: [] }),
+};
 for (let round = 1; round <= rounds; round++) {
   runs[bareCase]!.push(
     await drive((note) => postJson(`${bare.url}/orders`, JSON.stringify({ note })), `bare-${round}`),
   );
-  runs[serviceCase]!.push(
-    await drive((note) => postJson(`${writeUrl}/orders`, orderBody(note), customer), `service-${round}`),
-  );
+  runs[serviceCase]!.push(await drive(placeOrder, `service-${round}`));
+  if (baselineCase !== undefined && placeBaselineOrder !== undefined)
+    runs[baselineCase]!.push(await drive(placeBaselineOrder, `baseline-${round}`));
   if (rounds > 1)
     console.table(Object.fromEntries(Object.entries(runs).map(([name, done]) => [name, done.at(-1)!])));
 }
@@ -269,6 +301,7 @@ console.table(results);
 
 await bare.stop();
 await service.stop();
+await baselineService?.stop();
 agent.destroy();
 for (const receiver of receivers) receiver.server.close();
 
@@ -324,6 +357,43 @@ if (mode === 'distributed') {
   ]);
 }
 
+// Issue 40's goal: on the PostgreSQL log, none missing and a p99 no worse than the shared file's, in the same
+// run (the rounds of the two taking turns).
+if (mode === 'distributed' && logs.log === 'postgres' && logs.baseline === 'sqlite-file' && baselineCase) {
+  const run = results[serviceCase]!;
+  const file = results[baselineCase]!;
+  const byRound = (name: string) =>
+    runs[name]!.map((done) => (done.p99 === null ? 'none arrived' : figure(done.p99, 2))).join(', ');
+  writeGoals(values.goals, [
+    {
+      issue: 40,
+      order: 4,
+      path: 'distributed on the PostgreSQL log: command to webhook, 50 orders/s x 3 subscribers for 30 s',
+      today: 'the shared file only',
+      checks: [
+        {
+          what: 'webhooks missing, and orders refused',
+          goal: 'none',
+          now: `${figure(run.missing)} missing, ${figure(run.rejected)} refused`,
+          met: run.missing === 0 && run.rejected === 0 && run.measured > 0,
+        },
+        atMost(
+          `p99 over the shared file's, ${rate} orders/s x ${subscriberCount} for ${durationSeconds} s, same run`,
+          (run.p99 ?? NaN) / (file.p99 ?? NaN),
+          1,
+          'x',
+          2,
+        ),
+      ],
+      detail:
+        `median p99 ${run.p99 ?? '-'} ms against ${file.p99 ?? '-'} ms (by round ${byRound(serviceCase)} against ` +
+        `${byRound(baselineCase)}), p50 ${run.p50 ?? '-'} against ${file.p50 ?? '-'} ms, max ${run.max ?? '-'} against ` +
+        `${file.max ?? '-'} ms; ${figure(run.measured)} and ${figure(file.measured)} webhooks measured, ` +
+        `${figure(file.missing)} missing on the shared file`,
+    },
+  ]);
+}
+
 const cell = (value: number | null) => (value === null ? 'none arrived' : figure(value, 2));
 writeReport(
   values.report,
@@ -333,7 +403,10 @@ writeReport(
     mode === 'embedded'
       ? 'the embedded service as `npm start` runs it'
       : 'the four processes of the distributed mode (the projections process relays to Kafka, the dispatcher ' +
-        'delivers; FerretDB and Kafka of scripts/services.sh)'
+        `delivers; FerretDB and Kafka of scripts/services.sh) on the ${logNames[logs.log]}` +
+        (logs.baseline === undefined
+          ? ''
+          : `, and the same four beside them on the ${logNames[logs.baseline]} (their rounds after its)`)
   }, with ${subscriberCount} subscriptions to \`order.created\`, each a real node:http receiver on loopback. Orders are placed
 open-loop at ${rate}/s for ${durationSeconds} s; for every order and receiver, the time from reading the 201 to the receiver
 reading the webhook (one clock); the first ${warmupSeconds} s are not measured. The baseline is a bare node:http server

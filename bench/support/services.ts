@@ -1,7 +1,9 @@
 // The service under benchmark, in either mode: the embedded process (as `npm start` runs it), or the four
 // processes of the distributed mode (command API, query API, projections, webhook dispatcher) on the
-// MongoDB and Kafka named by MONGODB_URL and KAFKA_BROKERS, sharing one node:sqlite event log file (or
-// EventStoreDB when EVENTSTORE_URL is set). Users are made with the admin CLI before the service starts.
+// MongoDB and Kafka named by MONGODB_URL and KAFKA_BROKERS, with the event log `--log` names: a fresh
+// database on the PostgreSQL of EVENT_LOG_URL (the default), one node:sqlite log file all four open (the
+// single-host baseline), or the EventStoreDB of EVENTSTORE_URL. Users are made with the admin CLI before the
+// service starts.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
@@ -9,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
+import { createLogDatabase, requiredEventLogUrl } from './postgres-log.ts';
 import { projectFile, startProcess, type Started } from './processes.ts';
 
 export type Mode = 'embedded' | 'distributed';
@@ -38,10 +41,58 @@ export const benchMode = (value: string | undefined): Mode => {
   return value;
 };
 
+/** The distributed mode's event log. */
+export type EventLog = 'postgres' | 'sqlite-file' | 'eventstoredb';
+const eventLogs: readonly EventLog[] = ['postgres', 'sqlite-file', 'eventstoredb'];
+
+/** The `--log` option of parseArgs (distributed mode), and the log the stand beside it runs on. */
+export const logOption = {
+  log: { type: 'string', default: 'postgres' },
+  'baseline-log': { type: 'string' },
+} as const;
+
+/** How each log is described in a report. */
+export const logNames: Record<EventLog, string> = {
+  postgres: 'PostgreSQL log',
+  'sqlite-file': 'shared node:sqlite file',
+  eventstoredb: 'EventStoreDB',
+};
+
+/**
+ * The log named by `--log`, and the baseline's by `--baseline-log` (default: the shared file beside the
+ * PostgreSQL log, none beside another; `none` for none); exits with what to do when its server is not set.
+ */
+export const benchLogs = (
+  mode: Mode,
+  log: string | undefined,
+  baseline: string | undefined,
+): { log: EventLog; baseline: EventLog | undefined } => {
+  const check = (value: string | undefined, option: string): EventLog => {
+    if (!eventLogs.includes(value as EventLog)) {
+      process.stderr.write(`${option} must be one of ${eventLogs.join(', ')}, not ${value}\n`);
+      process.exit(64);
+    }
+    if (mode === 'distributed' && value === 'postgres') requiredEventLogUrl();
+    if (mode === 'distributed' && value === 'eventstoredb' && !process.env['EVENTSTORE_URL']) {
+      process.stderr.write(`${option} eventstoredb needs EVENTSTORE_URL\n`);
+      process.exit(78);
+    }
+    return value as EventLog;
+  };
+  const chosen = check(log, '--log');
+  const other = baseline ?? (chosen === 'postgres' ? 'sqlite-file' : 'none');
+  return {
+    log: chosen,
+    baseline: mode === 'embedded' || other === 'none' ? undefined : check(other, '--baseline-log'),
+  };
+};
+
 export type BenchUser = { email: string; password: string; role: string };
 
 export type BenchService = {
   mode: Mode;
+  /** The distributed mode's event log (undefined in embedded mode). */
+  log: EventLog | undefined;
   /** Where writes go (POST /orders, /auth/token, /users/me/addresses, /webhooks): the command API. */
   writeUrl: string;
   /** Where reads go (GET /orders/{id}): the query API. The same URL as writeUrl in embedded mode. */
@@ -85,18 +136,21 @@ export const benchWriteLimits: Record<string, string> = {
 
 export const startBenchService = async ({
   mode,
+  log = 'postgres',
   prefix,
   users,
   env = {},
 }: {
   mode: Mode;
+  /** The distributed mode's event log. */
+  log?: EventLog;
   /** Of the scratch directory's name. */
   prefix: string;
   users: readonly BenchUser[];
   /** Added to every process's environment. */
   env?: Record<string, string>;
 }): Promise<BenchService> =>
-  mode === 'embedded' ? startEmbedded(prefix, users, env) : startDistributed(prefix, users, env);
+  mode === 'embedded' ? startEmbedded(prefix, users, env) : startDistributed(log, prefix, users, env);
 
 const startEmbedded = async (
   prefix: string,
@@ -117,6 +171,7 @@ const startEmbedded = async (
   });
   return {
     mode: 'embedded',
+    log: undefined,
     writeUrl: service.url,
     readUrl: service.url,
     writer: service,
@@ -186,7 +241,31 @@ const complaintsIn = (text: string) =>
       }
     });
 
+/**
+ * The event log's environment for the four processes (and the admin CLI), the others unset: a fresh
+ * database for PostgreSQL (dropped by `drop`), a file in `dataDir`, or the EventStoreDB of EVENTSTORE_URL.
+ */
+const eventLogEnvironment = async (log: EventLog, dataDir: string) => {
+  const unset = { EVENT_LOG_URL: undefined, EVENT_LOG_FILE: undefined, EVENTSTORE_URL: undefined };
+  if (log === 'sqlite-file')
+    return { env: { ...unset, EVENT_LOG_FILE: join(dataDir, 'events.sqlite') }, drop: async () => {} };
+  if (log === 'eventstoredb')
+    return { env: { ...unset, EVENTSTORE_URL: process.env['EVENTSTORE_URL']! }, drop: async () => {} };
+  const database = await createLogDatabase(requiredEventLogUrl());
+  // The log's settings stated, at their defaults: each process's pool, and no statement waits longer.
+  return {
+    env: {
+      ...unset,
+      EVENT_LOG_URL: database.url,
+      EVENT_LOG_POOL_SIZE: '10',
+      EVENT_LOG_STATEMENT_TIMEOUT_MS: '10000',
+    },
+    drop: database.drop,
+  };
+};
+
 const startDistributed = async (
+  log: EventLog,
   prefix: string,
   users: readonly BenchUser[],
   env: Record<string, string>,
@@ -205,13 +284,13 @@ const startDistributed = async (
     KAFKA_TOPIC_WEBHOOK_REQUESTS: `bench-webhook-requests-${id}`,
     KAFKA_TOPIC_DEAD_LETTER: `bench-dead-letter-${id}`,
   };
-  addUsers(users, { ...process.env, MONGODB_URL: mongodbUrl, MONGODB_DATABASE: database });
-  const childEnv: Record<string, string> = {
+  const eventLog = await eventLogEnvironment(log, dataDir);
+  addUsers(users, { ...process.env, ...eventLog.env, MONGODB_URL: mongodbUrl, MONGODB_DATABASE: database });
+  const childEnv: Record<string, string | undefined> = {
     PORT: '0',
     // info: each process announces its URL in the log.
     LOG_LEVEL: 'info',
-    // EventStoreDB when EVENTSTORE_URL is set (inherited), else one log file all four share.
-    ...(process.env['EVENTSTORE_URL'] ? {} : { EVENT_LOG_FILE: join(dataDir, 'events.sqlite') }),
+    ...eventLog.env,
     MONGODB_URL: mongodbUrl,
     MONGODB_DATABASE: database,
     KAFKA_BROKERS: kafkaBrokers,
@@ -258,6 +337,7 @@ const startDistributed = async (
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) {
     await stopProcesses();
+    await eventLog.drop();
     throw failed.reason;
   }
   const commandApi = running.get('command-api')!;
@@ -271,6 +351,7 @@ const startDistributed = async (
   });
   return {
     mode: 'distributed',
+    log,
     writeUrl: commandApi.url,
     readUrl: queryApi.url,
     writer: commandApi,
@@ -285,7 +366,8 @@ const startDistributed = async (
     dataDir,
     async stop() {
       await stopProcesses();
-      // Tidy the shared servers: the run's database and topics.
+      // Tidy the shared servers: the run's log database, read-store database and topics.
+      await eventLog.drop();
       const mongo = await MongoClient.connect(mongodbUrl);
       await mongo.db(database).dropDatabase();
       await mongo.close();
