@@ -2,10 +2,11 @@
 // (postgres.js, the store's own connection options) in the same run: 16 appenders at once (a pool of 16),
 // each appending single events to streams of its own, one statement (one implicit transaction) per event.
 // Between the two, the steps of the store's append one at a time, to show what each costs:
-//   raw INSERT -> the events as one JSON parameter (json_to_recordset) -> the stream's revision
-//   compare-and-set in the same statement -> the store's whole statement -> the store (that statement and
-//   its NOTIFY after the commit); and, as an alternative to measure, the compare-and-set on the events'
-//   unique (stream_id, revision) index instead of the streams row.
+//   raw INSERT -> the events as one JSON parameter (json_to_recordset, what an append of several events
+//   sends) -> the store's whole statement for one event (plain parameters; the compare-and-set on the events'
+//   unique (stream_id, revision) index, RETURNING the position) -> the store
+//   (that statement and its NOTIFY, on a connection of its own, after the commit); and the first design's
+//   compare-and-set on a streams row, which the store replaced, to show what that replacement bought.
 // Each case has tables of its own in one fresh database, emptied before each of its runs; the cases
 // alternate round after round; medians.
 // Run: npm run bench:event-store:postgres (after `eval "$(scripts/services.sh env)"`)
@@ -45,10 +46,11 @@ const server = settings[0]!;
 
 // Tables of the log's own shape (identity, defaults, unique and log-order indexes), one set per case.
 await sql`SET client_min_messages = warning`;
-for (const schema of ['bench_raw', 'bench_recordset', 'bench_cas', 'bench_statement', 'bench_unique']) {
+for (const schema of ['bench_raw', 'bench_recordset', 'bench_cas', 'bench_statement']) {
   await sql.unsafe(`CREATE SCHEMA ${schema}`);
   await sql.unsafe(`CREATE TABLE ${schema}.events (LIKE event_log.events INCLUDING ALL)`);
-  await sql.unsafe(`CREATE TABLE ${schema}.streams (LIKE event_log.streams INCLUDING ALL)`);
+  // Only the first design's case uses it: one row per stream holding its revision.
+  await sql.unsafe(`CREATE TABLE ${schema}.streams (stream_id text PRIMARY KEY, revision bigint NOT NULL)`);
 }
 
 const asJson = (value: unknown) => JSON.stringify(value);
@@ -58,26 +60,17 @@ const recordset = (events: readonly EventToAppend[]) =>
 
 /** The store's append statement (postgres-event-store.ts), on the tables of `schema`. */
 const storeStatement = (schema: string, streamId: string, revision: number, event: EventToAppend) => {
-  const streams = sql(`${schema}.streams`);
   const events = sql(`${schema}.events`);
-  const claim =
+  const streamIsAtExpected =
     revision === 0
-      ? sql`INSERT INTO ${streams} (stream_id, revision) VALUES (${streamId}, ${revision})
-            ON CONFLICT DO NOTHING RETURNING 1`
-      : sql`UPDATE ${streams} SET revision = ${revision}
-            WHERE stream_id = ${streamId} AND revision = ${revision - 1} RETURNING 1`;
+      ? sql`TRUE`
+      : sql`EXISTS (SELECT FROM ${events} WHERE stream_id = ${streamId} AND revision = ${revision - 1})`;
+  // A single event's append, as the store sends it: plain parameters (several events go as one JSON array).
   return sql`
-    WITH claimed AS (${claim}),
-    inserted AS (
-      INSERT INTO ${events} (stream_id, revision, id, type, data, metadata)
-      SELECT ${streamId}, ${revision} + e.ordinality - 1, e.id, e.type, e.data, e.metadata
-      FROM ROWS FROM (json_to_recordset(${recordset([event])}::text::json)
-           AS (id text, type text, data json, metadata json)) WITH ORDINALITY
-           AS e(id, type, data, metadata, ordinality)
-      WHERE EXISTS (SELECT FROM claimed)
-      ORDER BY e.ordinality
-      RETURNING transaction_id, position)
-    SELECT transaction_id::text AS tx, max(position)::text AS pos FROM inserted GROUP BY transaction_id`;
+    INSERT INTO ${events} (stream_id, revision, id, type, data, metadata)
+    SELECT ${streamId}, ${revision}::bigint, ${event.id}, ${event.type}, ${asJson(event.data)}::text::json,
+      ${asJson(event.metadata)}::text::json WHERE ${streamIsAtExpected}
+    RETURNING transaction_id::text AS tx, position::text AS pos`;
 };
 
 type Append = (streamId: string, revision: number, event: EventToAppend) => Promise<unknown>;
@@ -104,8 +97,8 @@ const cases: Case[] = [
                AS e(id, type, data, metadata, ordinality)`,
   },
   {
-    name: "+ the stream's revision compare-and-set (a CTE on the streams row), no RETURNING",
-    short: '+ streams row CAS',
+    name: "the first design: the stream's revision compare-and-set on a streams row (a CTE), no RETURNING",
+    short: 'streams-row CAS (replaced)',
     schema: 'bench_cas',
     append: (streamId, revision, event) => {
       const claim =
@@ -130,27 +123,7 @@ const cases: Case[] = [
     append: (streamId, revision, event) => storeStatement('bench_statement', streamId, revision, event),
   },
   {
-    // Not the store's: what the compare-and-set would cost without the streams row, the unique
-    // (stream_id, revision) index refusing a revision taken and the previous revision's row required.
-    name: 'an alternative: the CAS on the unique (stream_id, revision) index, no streams row (+ RETURNING)',
-    short: 'unique-index CAS',
-    schema: 'bench_unique',
-    append: (streamId, revision, event) =>
-      sql`INSERT INTO bench_unique.events (stream_id, revision, id, type, data, metadata)
-          SELECT ${streamId}, ${revision} + e.ordinality - 1, e.id, e.type, e.data, e.metadata
-          FROM ROWS FROM (json_to_recordset(${recordset([event])}::text::json)
-               AS (id text, type text, data json, metadata json)) WITH ORDINALITY
-               AS e(id, type, data, metadata, ordinality)
-          WHERE ${
-            revision === 0
-              ? sql`true`
-              : sql`EXISTS (SELECT FROM bench_unique.events
-                    WHERE stream_id = ${streamId} AND revision = ${revision - 1})`
-          }
-          RETURNING transaction_id::text AS tx, position::text AS pos`,
-  },
-  {
-    name: 'the store: appendToStream (that statement, then a NOTIFY after the commit)',
+    name: 'the store: appendToStream (that statement, then a NOTIFY on a connection of its own)',
     short: 'store',
     schema: 'event_log',
     append: (streamId, revision, event) =>
@@ -164,7 +137,9 @@ type Run = { perSecond: number; clientCpuMicros: number };
 
 /** `appenders` at once, each appending its events one at a time to streams of its own, 5 events each. */
 const runCase = async ({ schema, append }: Case, round: number): Promise<Run> => {
-  await sql.unsafe(`TRUNCATE ${schema}.events, ${schema}.streams RESTART IDENTITY`);
+  // The store's own schema (event_log) has no streams table.
+  const tables = schema === 'event_log' ? `${schema}.events` : `${schema}.events, ${schema}.streams`;
+  await sql.unsafe(`TRUNCATE ${tables} RESTART IDENTITY`);
   // The rows before the clock starts: each appender's events, the same in every case.
   const rows = Array.from({ length: appenders }, (_, appender) =>
     Array.from({ length: perAppender }, (_, n) => ({
@@ -270,9 +245,9 @@ appended one event per append by ${appenders} appenders at once, each to streams
 (\`createPostgresEventStore\`, a pool of ${appenders}) on a fresh database of the PostgreSQL of scripts/services.sh.
 The baseline, raw INSERT, is the same client with the same options and pool sending the same rows, one INSERT
 (one implicit transaction) each, into a table of the log's own shape (\`LIKE event_log.events INCLUDING ALL\`).
-Between them, the steps of the store's statement one at a time, and an alternative to it (not the store's):
-the compare-and-set on the events' unique (stream_id, revision) index, without the streams row. ${context}. Cases alternate, each on its own
-tables emptied before each run; medians.
+Between them, the steps of the store's statement one at a time (its compare-and-set is the events' unique
+(stream_id, revision) index), and the first design's compare-and-set on a streams row, which it replaced.
+${context}. Cases alternate, each on its own tables emptied before each run; medians.
 
 ${markdownTable(header, rows)}
 

@@ -47,7 +47,6 @@ describe('PostgreSQL event log (EVENT_LOG_URL of scripts/services.sh)', () => {
       // Another appender's transaction: it has taken its position and is slow to commit.
       const slow = await raw.reserve();
       await slow`BEGIN`;
-      await slow`INSERT INTO event_log.streams (stream_id, revision) VALUES (${late}, 0)`;
       const [taken] = await slow`INSERT INTO event_log.events (stream_id, revision, id, type, data, metadata)
         VALUES (${late}, 0, ${anEvent().id}, 'Late', '{}', ${JSON.stringify(anEvent().metadata)})
         RETURNING position::text AS pos`;

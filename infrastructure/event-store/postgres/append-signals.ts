@@ -12,12 +12,10 @@ const channel = 'event_log_appended';
  * again soon rather than at the slow poll.
  */
 export const createAppendSignals = ({
-  sql,
   url,
   options,
   wake,
 }: {
-  sql: Sql;
   url: string;
   options: Options<Record<string, never>>;
   /** Wakes this process's subscriptions. */
@@ -27,6 +25,8 @@ export const createAppendSignals = ({
   let unsent: GlobalPosition | null = null;
   let sending = false;
   let listener: Sql | null = null;
+  // A connection of its own: under load a NOTIFY on the appends' pool held one of its connections.
+  let notifier: Sql | null = null;
   let closed = false;
 
   const learn = (position: GlobalPosition) => {
@@ -40,7 +40,8 @@ export const createAppendSignals = ({
       const position = unsent;
       unsent = null;
       // Lost notifications cost only latency: the listeners' slow poll finds the events anyway.
-      await sql`SELECT pg_notify(${channel}, ${position.toString()})`.catch(() => undefined);
+      notifier ??= postgres(url, { ...options, max: 1 });
+      await notifier`SELECT pg_notify(${channel}, ${position.toString()})`.catch(() => undefined);
     }
     sending = false;
   };
@@ -88,7 +89,7 @@ export const createAppendSignals = ({
     latest: () => latest,
     async close() {
       closed = true;
-      await listener?.end({ timeout: 1 });
+      await Promise.all([listener?.end({ timeout: 1 }), notifier?.end({ timeout: 1 })]);
     },
   };
 };

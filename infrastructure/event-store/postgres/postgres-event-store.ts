@@ -1,4 +1,4 @@
-import postgres, { type Sql } from 'postgres';
+import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
 import {
   EventLogUnavailableError,
   NO_STREAM,
@@ -77,8 +77,9 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string } | null
 
 /**
  * The event log on PostgreSQL, for the distributed mode across hosts. An append is one statement, so one
- * round trip and one transaction: a compare-and-set of the stream's revision (a row lock, so appends to one
- * stream take turns and appends to others do not wait) and the events' insert. Followers are woken by
+ * round trip and one transaction: the events' insert at the revisions after the expected one, which the
+ * unique (stream, revision) index turns into a compare-and-set (appends to one stream take turns, appends to
+ * others never wait). Followers are woken by
  * LISTEN/NOTIFY, with a slow poll as the safety net; the client reconnects, and follows a failover to
  * whichever host the URL names is read-write, by itself.
  */
@@ -92,7 +93,7 @@ export const createPostgresEventStore = async ({
   const sql: Sql = postgres(connection.url, options);
   await migrateLogSchema(sql);
   const appended = createWakeup();
-  const signals = createAppendSignals({ sql, url: connection.url, options, wake: appended.notify });
+  const signals = createAppendSignals({ url: connection.url, options, wake: appended.notify });
   const closing = new AbortController();
 
   // Renamed as text: ORDER BY a column's own name would otherwise sort the text.
@@ -101,37 +102,57 @@ export const createPostgresEventStore = async ({
   const visible = sql`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 
   const currentRevision = async (streamId: string): Promise<ExpectedRevision> => {
-    const [row] =
-      await sql`SELECT revision::text AS rev FROM event_log.streams WHERE stream_id = ${streamId}`;
-    return row === undefined ? NO_STREAM : Number(row['rev']);
+    const [row] = await whileReachable(
+      () => sql`SELECT max(revision)::text AS rev FROM event_log.events WHERE stream_id = ${streamId}`,
+    );
+    return row?.['rev'] == null ? NO_STREAM : Number(row['rev']);
   };
 
-  const claim = (streamId: string, expected: ExpectedRevision, last: number) =>
-    expected === NO_STREAM
-      ? sql`INSERT INTO event_log.streams (stream_id, revision) VALUES (${streamId}, ${last})
-            ON CONFLICT DO NOTHING RETURNING 1`
-      : sql`UPDATE event_log.streams SET revision = ${last}
-            WHERE stream_id = ${streamId} AND revision = ${expected} RETURNING 1`;
+  /** The rows of an append of one event, the usual case, as plain parameters. */
+  const oneRow = (
+    streamId: string,
+    revision: number,
+    { id, type, data, metadata }: EventToAppend,
+    where: PendingQuery<Row[]>,
+  ) =>
+    sql`SELECT ${streamId}, ${revision}::bigint, ${id}, ${type}, ${JSON.stringify(data)}::text::json,
+      ${JSON.stringify(metadata)}::text::json WHERE ${where}`;
+  /** The rows of an append of several events: one JSON parameter, whatever their number, in order. */
+  const rowsOf = (
+    streamId: string,
+    first: number,
+    events: readonly EventToAppend[],
+    where: PendingQuery<Row[]>,
+  ) =>
+    sql`SELECT ${streamId}, ${first} + e.ordinality - 1, e.id, e.type, e.data, e.metadata
+      FROM ROWS FROM (json_to_recordset(${toRecordset(events)}::text::json)
+           AS (id text, type text, data json, metadata json)) WITH ORDINALITY
+           AS e(id, type, data, metadata, ordinality)
+      WHERE ${where} ORDER BY e.ordinality`;
 
+  /**
+   * The events at the revisions after `expected`, if the stream is there now. The unique (stream, revision)
+   * index is the compare-and-set: of two appends after the same revision, the second to insert waits for the
+   * first and fails (23505); an append after a revision the stream has not reached inserts nothing.
+   */
   const insert = async (streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision) => {
     const first = expected === NO_STREAM ? 0 : expected + 1;
-    const last = first + events.length - 1;
+    const streamIsAtExpected =
+      expected === NO_STREAM
+        ? sql`TRUE`
+        : sql`EXISTS (SELECT FROM event_log.events WHERE stream_id = ${streamId} AND revision = ${expected})`;
     const rows = await sql<{ tx: string; pos: string }[]>`
-      WITH claimed AS (${claim(streamId, expected, last)}),
-      inserted AS (
-        INSERT INTO event_log.events (stream_id, revision, id, type, data, metadata)
-        SELECT ${streamId}, ${first} + e.ordinality - 1, e.id, e.type, e.data, e.metadata
-        FROM ROWS FROM (json_to_recordset(${toRecordset(events)}::text::json)
-             AS (id text, type text, data json, metadata json)) WITH ORDINALITY
-             AS e(id, type, data, metadata, ordinality)
-        WHERE EXISTS (SELECT FROM claimed)
-        ORDER BY e.ordinality
-        RETURNING transaction_id, position)
-      SELECT transaction_id::text AS tx, max(position)::text AS pos FROM inserted GROUP BY transaction_id`;
-    const [row] = rows;
-    if (row === undefined)
+      INSERT INTO event_log.events (stream_id, revision, id, type, data, metadata)
+      ${
+        events.length === 1
+          ? oneRow(streamId, first, events[0]!, streamIsAtExpected)
+          : rowsOf(streamId, first, events, streamIsAtExpected)
+      }
+      RETURNING transaction_id::text AS tx, position::text AS pos`;
+    if (rows.length === 0)
       throw new WrongExpectedRevisionError(streamId, expected, await currentRevision(streamId));
-    return { nextExpectedRevision: last, position: packPosition(row.tx, row.pos) };
+    const last = rows.reduce((latest, row) => (BigInt(row.pos) > BigInt(latest.pos) ? row : latest));
+    return { nextExpectedRevision: first + events.length - 1, position: packPosition(last.tx, last.pos) };
   };
 
   /**
@@ -177,7 +198,7 @@ export const createPostgresEventStore = async ({
         signals.appended(result.position);
         return result;
       } catch (error) {
-        // The stream's revision guards every append; the unique (stream, revision) is its backstop.
+        // Another append took the revision first (see `insert`).
         if (!isUniqueViolation(error)) throw error;
         throw new WrongExpectedRevisionError(streamId, expectedRevision, await currentRevision(streamId));
       }

@@ -8,10 +8,6 @@ import type { Sql } from 'postgres';
  */
 const statements = [
   'CREATE SCHEMA IF NOT EXISTS event_log',
-  `CREATE TABLE IF NOT EXISTS event_log.streams (
-     stream_id text   PRIMARY KEY,
-     revision  bigint NOT NULL
-   )`,
   `CREATE TABLE IF NOT EXISTS event_log.events (
      position       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
      transaction_id xid8   NOT NULL DEFAULT pg_current_xact_id(),
