@@ -62,7 +62,7 @@ export const addressRoutes = ({
   users: UserStore;
   authenticator: Authenticator;
   /** The per-user limit on addresses stored. */
-  writeLimits: Pick<WriteLimiter, 'route'>;
+  writeLimits: Pick<WriteLimiter, 'route' | 'counted'>;
   clock: Clock;
   /** Seals stored addresses. */
   personalData: Pick<PersonalDataKeyring, 'sealFields'>;
@@ -84,6 +84,7 @@ export const addressRoutes = ({
       const stored: StoredAddress = { id: randomUUID(), ...address, createdAt: clock.now().toISOString() };
       const sealed = await personalData.sealFields(user.id, stored, sealedAddressFields);
       await users.addAddress(user.id, storedTokens(sealed as unknown as SealedAddress));
+      await writeLimits.counted('addresses', principalOf(response));
       response.status(201).location(`/users/me/addresses/${stored.id}`).json(addressView(stored));
     },
   );

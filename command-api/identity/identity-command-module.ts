@@ -25,7 +25,7 @@ export const identityCommandModule = ({
   refreshTokens: RefreshTokenStore;
   authenticator: Authenticator;
   /** The per-user limit on addresses stored. */
-  writeLimits: Pick<WriteLimiter, 'route'>;
+  writeLimits: Pick<WriteLimiter, 'route' | 'counted'>;
   /** The log erasure appends PersonalDataErased to. */
   eventStore: EventStore;
   /** Seals stored addresses; erasure deletes the user's data key. */

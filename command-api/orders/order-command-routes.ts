@@ -42,7 +42,7 @@ export type OrderCommandDeps = {
   eventStore: EventStore;
   authenticator: Authenticator;
   /** The per-user limit on orders placed. */
-  writeLimits: Pick<WriteLimiter, 'route'>;
+  writeLimits: Pick<WriteLimiter, 'route' | 'counted'>;
   /** Where order lines find their product: the catalogue snapshot. */
   catalog: Pick<CatalogStore, 'getProduct'>;
   users: UserStore;
@@ -170,7 +170,8 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     '/orders',
     auth,
     authorize('placeOrder'),
-    // Before the idempotency step: a refused order is not stored as the key's answer.
+    // Before the idempotency step: a refused order is not stored as the key's answer. Only orders placed
+    // count (below): a 400 or a replayed answer uses up nothing.
     deps.writeLimits.route('orders'),
     acceptBody('json'),
     keyed,
@@ -187,6 +188,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
         // The id was just chosen: the stream cannot exist (were it there after all, the append would fail).
         newStream: true,
       });
+      await deps.writeLimits.counted('orders', principalOf(response));
       await sendOrder(answering, response, handled, 201);
     },
   );

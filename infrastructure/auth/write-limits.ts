@@ -104,35 +104,63 @@ export const createWriteLimits = ({
     ) as Record<WriteKind, RateLimiterMemory | null>;
   const byTier = { user: limiters('user'), staff: limiters('staff') };
 
-  const count = async (kind: WriteKind, user: { id: string; roles: readonly string[] }) => {
-    const tier = user.roles.some((role) => staffRoles.includes(role)) ? 'staff' : 'user';
+  type User = { id: string; roles: readonly string[] };
+  const tierOf = (user: User) => (user.roles.some((role) => staffRoles.includes(role)) ? 'staff' : 'user');
+  const refusal = (kind: WriteKind, tier: 'user' | 'staff', msBeforeNext: number) => {
+    const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return new ApiError(
+      'rate-limited',
+      `Too many ${what[kind]} by this user: at most ${limits[tier][kind]} in ` +
+        `${limits.windowSeconds} s. Retry in ${retryAfter} s.`,
+      { headers: { 'Retry-After': String(retryAfter) } },
+    );
+  };
+
+  /** Refuses with the 429 problem when this user has made as many writes of this kind as the window allows. */
+  const check = async (kind: WriteKind, user: User) => {
+    const tier = tierOf(user);
+    const limiter = byTier[tier][kind];
+    const used = await limiter?.get(user.id);
+    if (limiter && used && used.consumedPoints >= limiter.points)
+      throw refusal(kind, tier, used.msBeforeNext);
+  };
+
+  /** Counts one write of this kind by this user; throws the 429 problem past the limit. */
+  const count = async (kind: WriteKind, user: User) => {
+    const tier = tierOf(user);
     const limiter = byTier[tier][kind];
     if (limiter === null) return;
     try {
       await limiter.consume(user.id);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new ApiError(
-        'rate-limited',
-        `Too many ${what[kind]} by this user: at most ${limits[tier][kind]} in ` +
-          `${limits.windowSeconds} s. Retry in ${retryAfter} s.`,
-        { headers: { 'Retry-After': String(retryAfter) } },
-      );
+      throw refusal(kind, tier, rejection.msBeforeNext);
     }
   };
 
+  /** Counts a write that was made: past the limit it is counted all the same (writes at once may pass it). */
+  const counted = async (kind: WriteKind, user: User) => {
+    const limiter = byTier[tierOf(user)][kind];
+    await limiter?.penalty(user.id, 1);
+  };
+
   return {
-    /** Counts one write of this kind by this user; throws the 429 problem past the limit. */
     count,
-    /** The route step that counts one write of this kind by the authenticated caller. */
+    /**
+     * The route step before a write: refuses the caller once it made as many writes of this kind as the window
+     * allows. Only writes made count (`counted`, once the route made one): a refused request, a 400, or an
+     * answer replayed for an Idempotency-Key uses up nothing.
+     */
     route:
       (kind: WriteKind): RequestHandler =>
       async (_request, response, next) => {
         const { userId, roles } = principalOf(response);
-        await count(kind, { id: userId, roles });
+        await check(kind, { id: userId, roles });
         next();
       },
+    /** Counts the write the authenticated caller just made. */
+    counted: (kind: WriteKind, principal: { userId: string; roles: readonly string[] }) =>
+      counted(kind, { id: principal.userId, roles: principal.roles }),
   };
 };
 

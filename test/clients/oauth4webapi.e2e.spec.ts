@@ -19,7 +19,7 @@ const insecure = { [oauth.allowInsecureRequests]: true } as const;
 beforeAll(async () => {
   service = await startTestService({
     AUTH_RATE_LIMIT_PER_ADDRESS: '1000',
-    AUTH_RATE_LIMIT_PER_USERNAME: '1000',
+    AUTH_FAILED_LOGINS_PER_ACCOUNT_AND_ADDRESS: '1000',
   });
   user = await service.addUser(['customer']);
   as = {

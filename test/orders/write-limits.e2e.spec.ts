@@ -48,6 +48,34 @@ const order = (actor: OrderActor, shippingAddressId: string) =>
   actor.post('/orders', { items: [{ productId: '1001', quantity: 1 }], shippingAddressId });
 
 describe('per-user limits on writes', () => {
+  it('counts orders placed, not requests: refused bodies and answers replayed for an Idempotency-Key use up nothing', async () => {
+    const cem = await orderActor(service, ['customer']);
+    const address = await cem.addAddress();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const refused = await cem.post('/orders', { items: [], shippingAddressId: address });
+      expect(refused.status).toBe(400);
+    }
+    const key = { 'Idempotency-Key': 'limits-replayed-1' };
+    const first = await cem.post(
+      '/orders',
+      { items: [{ productId: '1001', quantity: 1 }], shippingAddressId: address },
+      key,
+    );
+    expect(first.status).toBe(201);
+    for (let retry = 0; retry < 5; retry++) {
+      const replayed = await cem.post(
+        '/orders',
+        { items: [{ productId: '1001', quantity: 1 }], shippingAddressId: address },
+        key,
+      );
+      expect(replayed.status).toBe(201);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    }
+    // The limit is 3 orders placed: two more are placed, the third is refused.
+    for (let placed = 2; placed <= 3; placed++) expect((await order(cem, address)).status).toBe(201);
+    await expectWriteLimited(await order(cem, address), /orders placed/);
+  });
+
   it('orders: one customer past its limit gets 429 with Retry-After, and nothing is appended; another customer is not affected', async () => {
     const ann = await orderActor(service, ['customer']);
     const bob = await orderActor(service, ['customer']);
