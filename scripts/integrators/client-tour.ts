@@ -94,11 +94,12 @@ expectData('POST /orders/{orderId}/deliver', delivered);
 const consistencyToken = delivered.response.headers.get('Consistency-Token');
 if (!consistencyToken) throw new Error('POST /orders/{orderId}/deliver: no Consistency-Token');
 
-// Read your own write: the query waits until the read model has the delivery.
+// Read your own write: the query waits until the read model has the delivery. The token is bound to the
+// caller it was issued to, so staff, who delivered, read it back.
 const order = expectData(
   'GET /orders/{orderId} with Consistency-Token',
   await client.GET('/orders/{orderId}', {
-    ...customer,
+    ...staff,
     params: { path: { orderId }, header: { 'Consistency-Token': consistencyToken } },
   }),
 );
