@@ -14,9 +14,9 @@ export const runAdmin = (
   { closeStdout = false }: { closeStdout?: boolean } = {},
 ) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    // MONGODB_URL only when the test gives it: otherwise the CLI works on DATA_DIR, even while the
-    // integration servers are exported in the environment.
-    const { MONGODB_URL: _mongodb, ...inherited } = process.env;
+    // MONGODB_URL and EVENT_LOG_URL only when the test gives them: otherwise the CLI works on DATA_DIR,
+    // even while the integration servers are exported in the environment.
+    const { MONGODB_URL: _mongodb, EVENT_LOG_URL: _postgresLog, ...inherited } = process.env;
     const child = spawn(process.execPath, [admin, ...args], {
       env: { ...inherited, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
