@@ -35,33 +35,18 @@ if [[ ! -x "$venv/bin/redbot" ]] || [[ "$("$venv/bin/pip" show redbot 2> /dev/nu
   "$venv/bin/pip" install --quiet --disable-pip-version-check "redbot==$redbot_version"
 fi
 
-data_dir=$(mktemp -d)
-port=$("$node" -e "const s=require('node:net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
-base="http://127.0.0.1:$port"
+source scripts/lib/embedded-service.sh
+embedded_service_prepare
 password="tour-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-log="$data_dir/service.log"
-
-cleanup() {
-  [[ -n "${service_pid:-}" ]] && kill "$service_pid" 2> /dev/null && wait "$service_pid" 2> /dev/null || true
-  rm -rf "$data_dir"
-}
-trap cleanup EXIT
 
 # PUBLIC_BASE_URL is left to its default (http://localhost:PORT), as `npm start` has it.
-export DATA_DIR="$data_dir" PORT="$port" SEED_DEMO_USERS=false LOG_LEVEL=warn
 unset PUBLIC_BASE_URL ERROR_TYPE_BASE DOCS_URL
 for role in customer staff admin; do
   printf '%s' "$password" | "$node" cli/admin.ts user:add --email "$role@tour.example" --password-stdin \
     --role "$role" --name "Tour ${role^}" > /dev/null
 done
 
-"$node" embedded/main.ts > "$log" 2>&1 &
-service_pid=$!
-for _ in $(seq 1 100); do
-  curl -fs "$base/health" > /dev/null && break
-  sleep 0.1
-done
-curl -fs "$base/health" > /dev/null || { cat "$log"; echo "[integrators] the service did not start"; exit 1; }
+embedded_service_start integrators
 echo "[integrators] the embedded default at $base"
 
 passed=0

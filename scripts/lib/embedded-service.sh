@@ -1,6 +1,7 @@
 # The embedded default as a tool outside Node tests meets it: over a fresh data directory, on a free
 # loopback port, stopped and its data removed when the script exits. Sourced (from the repository root) by
-# scripts/fuzz/fuzz-api.sh (schemathesis) and scripts/clients/run-authlib.sh (authlib).
+# scripts/fuzz/fuzz-api.sh (schemathesis), scripts/clients/run-authlib.sh (authlib) and
+# scripts/integrators/run.sh (the integrators' tools).
 #
 #   source scripts/lib/embedded-service.sh
 #   embedded_service_prepare      # sets data_dir, port, base, log; exports DATA_DIR, PORT, PUBLIC_BASE_URL
