@@ -554,7 +554,7 @@ start_service() {
 # The embedded default's demo users (one per role), with passwords nobody knows: set one with
 # `npm run admin -- user:set-password` (as README's quick tour does), with the stores of `env`.
 add_demo_users() {
-  local user pids=() pid
+  local user pids=() pid email name role
   for user in 'customer|Demo Customer|customer' 'customer2|Second Demo Customer|customer' \
     'staff|Demo Staff|staff' 'auditor|Demo Auditor|auditor' 'admin|Demo Admin|admin'; do
     IFS='|' read -r email name role <<<"$user"
