@@ -736,7 +736,7 @@ cmd_status() {
     printf '%-15s %-6s %-14s %s\n' "$process" "$host" "$(address_of "$host")" "$state"
   done
   printf 'cut between: %s\n' "$(nft list set bridge "$NFT_TABLE" cut 2>/dev/null | sed -n 's/.*elements = { \(.*\) }.*/\1/p')"
-  printf 'loss: %s\n' "$(nft list chain bridge "$NFT_TABLE" loss 2>/dev/null | grep -o 'numgen random mod 100 < [0-9]*' | head -1 || true)"
+  printf 'loss: %s\n' "$(nft list chain bridge "$NFT_TABLE" loss 2>/dev/null | grep -o 'numgen random mod 100 < [0-9]* counter packets [0-9]*' | sed 's/numgen random mod 100 < \([0-9]*\) counter packets \([0-9]*\)/\1 % (\2 packets dropped)/' | paste -sd ' ' || true)"
   printf 'delay: %s\n' "$(curl -fsS --max-time 2 "http://$(address_of via):$VIA_CONTROL_PORT/" 2>/dev/null || echo unknown)"
   return "$rc"
 }
@@ -834,8 +834,8 @@ cmd_loss() {
   fi
   [[ $percent =~ ^[0-9]{1,2}$ ]] || die "loss takes a percentage below 100, or off"
   # The API hosts reach the stores only through via: both directions of that path.
-  nft add rule bridge "$NFT_TABLE" loss ip saddr @api ip daddr "$via" numgen random mod 100 "<" "$percent" drop
-  nft add rule bridge "$NFT_TABLE" loss ip saddr "$via" ip daddr @api numgen random mod 100 "<" "$percent" drop
+  nft add rule bridge "$NFT_TABLE" loss ip saddr @api ip daddr "$via" numgen random mod 100 "<" "$percent" counter drop
+  nft add rule bridge "$NFT_TABLE" loss ip saddr "$via" ip daddr @api numgen random mod 100 "<" "$percent" counter drop
   log "$percent % of packets dropped between the API hosts and the stores (each way)"
 }
 
