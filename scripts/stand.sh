@@ -671,7 +671,7 @@ cmd_up() {
   create_event_log_database
   make_standby log2 log1
   make_synchronous log1 log2
-  log "event log: primary log1, synchronous standby log2"
+  log "event log: primary log1, synchronous standby log2 ($((SECONDS - started)) s)"
   wait_for "the read store's PostgreSQL" reads_postgres_ready
   create_ferretdb_database
   start_ferretdb
@@ -680,7 +680,7 @@ cmd_up() {
   wait_for "the receiver" http_ok "$RECEIVER_URL/received?from=0"
   wait_for "the forwarder" http_ok "http://$(address_of via):$VIA_CONTROL_PORT/"
 
-  log "starting the processes..."
+  log "stores, router, receiver and forwarder answer ($((SECONDS - started)) s); starting the processes..."
   start_service cmd1
   wait_for cmd1 service_healthy cmd1
   add_demo_users
@@ -689,6 +689,7 @@ cmd_up() {
   for host in cmd2 qry1 qry2 proj disp1 disp2; do wait_for "$host" service_healthy "$host"; done
   wait_for "the router" http_ok "$BASE_URL/health"
   trap - EXIT
+  log "the processes answer ($((SECONDS - started)) s)"
 
   log "a test bench: webhooks to private networks allowed (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)"
   log "settings for fast healing: ${HEALING_SETTINGS[*]}"
