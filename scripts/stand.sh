@@ -22,6 +22,9 @@
 #                     state dir are the stand's own, so that stands of other IDs run beside it
 #   STAND_STATE_DIR   default /tmp/order-service-stand<ID>: data, logs, pid files, keys; removed by `down`
 #   STAND_LOG_LEVEL   the processes' LOG_LEVEL, default warn
+#   STAND_PROCESS_ENV at `up`: more settings for every process, NAME=VALUE separated by spaces (values without
+#                     spaces), after the stand's own, e.g. 'USER_WRITE_LIMIT_ORDERS=0'; kept in the state dir, so
+#                     that `start PROCESS` starts it with them too
 #   SERVICES_CACHE_DIR  builds and downloads, shared with scripts/services.sh
 set -euo pipefail
 
@@ -92,6 +95,7 @@ BASE_URL="http://$(address_of router)"
 RECEIVER_URL="http://$(address_of hooks):$RECEIVER_PORT"
 KEYS_DIR="$STATE_DIR/keys"
 PRIMARY_FILE="$STATE_DIR/log-primary"
+PROCESS_ENV_FILE="$STATE_DIR/process-env"
 
 # ------------------------------------------------------- the processes' env --
 
@@ -161,6 +165,18 @@ EOF
     proj) echo "PORT=3003" ;;
     disp*) echo "PORT=3004" ;;
   esac
+  if [[ -f $PROCESS_ENV_FILE ]]; then cat "$PROCESS_ENV_FILE"; fi
+}
+
+# keep_process_env: STAND_PROCESS_ENV, checked, into the state dir.
+keep_process_env() {
+  local setting settings=()
+  : >"$PROCESS_ENV_FILE"
+  read -ra settings <<<"${STAND_PROCESS_ENV:-}"
+  for setting in "${settings[@]}"; do
+    [[ $setting =~ ^[A-Z][A-Z0-9_]*=[^[:space:]]*$ ]] || die "STAND_PROCESS_ENV: '$setting' is not NAME=VALUE"
+    echo "$setting" >>"$PROCESS_ENV_FILE"
+  done
 }
 
 # ------------------------------------------------------------- processes --
@@ -654,6 +670,7 @@ cmd_up() {
   mkdir -p "$STATE_DIR/run" "$STATE_DIR/logs"
   chmod 755 "$STATE_DIR"
   echo log1 >"$PRIMARY_FILE"
+  keep_process_env
   log "network: bridge $BRIDGE, $SUBNET.0/24, namespaces stand$STAND_ID-*"
   create_network
   "$NODE" "$REPO_DIR/cli/admin.ts" keys:init "$KEYS_DIR" >/dev/null
@@ -693,6 +710,7 @@ cmd_up() {
 
   log "a test bench: webhooks to private networks allowed (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)"
   log "settings for fast healing: ${HEALING_SETTINGS[*]}"
+  [[ ! -s $PROCESS_ENV_FILE ]] || log "STAND_PROCESS_ENV: $(paste -sd ' ' "$PROCESS_ENV_FILE")"
   log "the API hosts reach the stores through via (delay 0 until 'delay N')"
   for host in outside "${HOSTS[@]}"; do printf '  %-7s %s\n' "$host" "$(address_of "$host")" >&2; done
   echo "BASE_URL=$BASE_URL"
