@@ -754,10 +754,26 @@ cmd_status() {
     if ! in_host "$host" ip link show eth0 2>/dev/null | grep -q 'state UP'; then state="$state, host cut off"; fi
     printf '%-15s %-6s %-14s %s\n' "$process" "$host" "$(address_of "$host")" "$state"
   done
-  printf 'cut between: %s\n' "$(nft list set bridge "$NFT_TABLE" cut 2>/dev/null | sed -n 's/.*elements = { \(.*\) }.*/\1/p')"
+  printf 'cut between: %s\n' "$(cuts_by_name)"
   printf 'loss: %s\n' "$(nft list chain bridge "$NFT_TABLE" loss 2>/dev/null | grep -o 'numgen random mod 100 < [0-9]* counter packets [0-9]*' | sed 's/numgen random mod 100 < \([0-9]*\) counter packets \([0-9]*\)/\1 % (\2 packets dropped)/' | paste -sd ' ' || true)"
   printf 'delay: %s\n' "$(curl -fsS --max-time 2 "http://$(address_of via):$VIA_CONTROL_PORT/" 2>/dev/null || echo unknown)"
   return "$rc"
+}
+
+# cuts_by_name: the pairs of hosts cut off from each other, by name ("disp2-kafka ..."), each pair once.
+cuts_by_name() {
+  local pairs pair a b host names=() seen=" "
+  pairs=$(nft list set bridge "$NFT_TABLE" cut 2>/dev/null | tr -d '\n\t' | sed -n 's/.*elements = { *\([^}]*\)}.*/\1/p')
+  IFS=, read -ra pairs <<<"$pairs"
+  for pair in "${pairs[@]}"; do
+    read -r a _ b <<<"$pair"
+    for host in "${HOSTS[@]}"; do
+      [[ $(address_of "$host") == "$a" ]] && a=$host
+      [[ $(address_of "$host") == "$b" ]] && b=$host
+    done
+    [[ $seen == *" $b-$a "* ]] || { names+=("$a-$b"); seen+="$a-$b "; }
+  done
+  echo "${names[*]}"
 }
 
 cmd_env() {
