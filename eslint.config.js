@@ -5,6 +5,9 @@ import tseslint from 'typescript-eslint';
 /** The project's top-level folders: what the boundaries below are drawn between. */
 const topLevelFolders = [
   'domain',
+  'catalog',
+  'identity',
+  'webhooks',
   'projections',
   'command-api',
   'query-api',
@@ -55,13 +58,24 @@ export const domainForbiddenImports = [
  */
 export const folderBoundaries = [
   {
+    // A feature's port and its adapters (the catalogue, users, webhook deliveries), used by every service.
+    files: ['catalog/**/*.ts', 'identity/**/*.ts', 'webhooks/**/*.ts'],
+    patterns: [
+      {
+        group: outside('domain', 'infrastructure', 'catalog', 'identity', 'webhooks'),
+        message: 'A feature’s stores read only domain/ and infrastructure/, and each other.',
+      },
+      { group: ['**/infrastructure/http/**'], message: 'A feature’s stores know no HTTP.' },
+    ],
+  },
+  {
     // The read side's logic: events in, documents out. No HTTP, no sibling service.
     files: ['projections/**/*.ts'],
     ignores: ['projections/main.ts', 'projections/start-projections.ts', 'projections/config.ts'],
     patterns: [
       {
-        group: outside('domain', 'infrastructure', 'projections'),
-        message: 'projections/ reads only domain/ and infrastructure/.',
+        group: outside('domain', 'infrastructure', 'projections', 'catalog', 'identity', 'webhooks'),
+        message: 'projections/ reads only domain/, infrastructure/ and the features’ stores.',
       },
       {
         group: ['**/infrastructure/http/**'],
@@ -74,8 +88,8 @@ export const folderBoundaries = [
     files: ['projections/main.ts', 'projections/start-projections.ts', 'projections/config.ts'],
     patterns: [
       {
-        group: outside('domain', 'infrastructure', 'projections'),
-        message: 'projections/ reads only domain/ and infrastructure/.',
+        group: outside('domain', 'infrastructure', 'projections', 'catalog', 'identity', 'webhooks'),
+        message: 'projections/ reads only domain/, infrastructure/ and the features’ stores.',
       },
     ],
   },
@@ -83,9 +97,14 @@ export const folderBoundaries = [
     files: ['command-api/**/*.ts'],
     patterns: [
       {
+        group: ['**/projections/**'],
+        message:
+          'The write side never imports the read side: what both use lives beneath both (domain/, the features’ stores).',
+      },
+      {
         group: ['**/query-api/**', '**/webhook-dispatcher/**', '**/embedded/**'],
         message:
-          'The services never import each other: share through domain/, projections/ or infrastructure/.',
+          'The services never import each other: share through domain/, infrastructure/ or the features’ stores.',
       },
     ],
   },
@@ -95,7 +114,7 @@ export const folderBoundaries = [
       {
         group: ['**/command-api/**', '**/webhook-dispatcher/**', '**/embedded/**'],
         message:
-          'The services never import each other: share through domain/, projections/ or infrastructure/.',
+          'The services never import each other: share through domain/, infrastructure/ or the features’ stores.',
       },
     ],
   },
@@ -105,7 +124,7 @@ export const folderBoundaries = [
       {
         group: ['**/command-api/**', '**/query-api/**', '**/embedded/**'],
         message:
-          'The services never import each other: share through domain/, projections/ or infrastructure/.',
+          'The services never import each other: share through domain/, infrastructure/ or the features’ stores.',
       },
     ],
   },

@@ -4,15 +4,15 @@ import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.
 import { commandModules } from './command-modules.ts';
 import { checkPortAvailable } from '../infrastructure/http/listen.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
-import { seedDemoCatalog } from '../projections/catalog/demo-catalog.ts';
-import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
+import { seedDemoCatalog } from '../catalog/demo-catalog.ts';
+import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
 import { formatDemoCredentials, seedDemoUsers } from './identity/demo-users.ts';
 import { roles, staffRoles } from '../domain/identity/roles.ts';
 import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
 import { authorize } from './authorize.ts';
 import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
-import { withAddressCache } from '../projections/identity/address-cache.ts';
-import { createMongoUserStore } from '../projections/identity/mongo-user-store.ts';
+import { withAddressCache } from '../identity/address-cache.ts';
+import { createMongoUserStore } from '../identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
@@ -20,7 +20,7 @@ import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registr
 import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { dataDirCheck, eventLogCheck } from '../infrastructure/operations/store-checks.ts';
-import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
+import { createMongoDeliveryQueue } from '../webhooks/deliveries/mongo-delivery-queue.ts';
 import { openKeyring } from '../infrastructure/personal-data/open-keyring.ts';
 import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-data-key-store.ts';
 import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';

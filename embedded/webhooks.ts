@@ -16,8 +16,8 @@ import { createDeliveryMetrics } from '../webhook-dispatcher/delivery-metrics.ts
 import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';
 import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
-import { createSqliteDeliveryLog } from '../projections/webhook-deliveries/sqlite-delivery-log.ts';
-import { createSqliteDeliveryQueue } from '../projections/webhook-deliveries/sqlite-delivery-queue.ts';
+import { createSqliteDeliveryLog } from '../webhooks/deliveries/sqlite-delivery-log.ts';
+import { createSqliteDeliveryQueue } from '../webhooks/deliveries/sqlite-delivery-queue.ts';
 import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
 import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 import type { EmbeddedConfig } from './config.ts';

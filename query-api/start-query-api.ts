@@ -4,12 +4,12 @@ import { queryModules } from './query-modules.ts';
 import { resolveConsistencyTokenKey } from '../infrastructure/config/consistency-token-environment.ts';
 import { createConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
-import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
+import { createMongoCatalogStore } from '../catalog/mongo-catalog-store.ts';
 import { roles, staffRoles } from '../domain/identity/roles.ts';
 import { createAuthModule, resolveSigningKey } from '../infrastructure/auth/auth-module.ts';
 import { authorize } from './authorize.ts';
 import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
-import { createMongoUserStore } from '../projections/identity/mongo-user-store.ts';
+import { createMongoUserStore } from '../identity/mongo-user-store.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
@@ -29,7 +29,7 @@ import {
   orderProjectionName,
   subscriptionProjectionName,
 } from '../projections/projection-names.ts';
-import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
+import { createMongoDeliveryLog } from '../webhooks/deliveries/mongo-delivery-log.ts';
 import type { QueryApiConfig } from './config.ts';
 import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
 

@@ -15,8 +15,8 @@ import { createMongoWebhookSubscriptionReadModel } from '../projections/webhook-
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
 import type { DispatcherConfig } from './config.ts';
 import { createDeliveryMetrics } from './delivery-metrics.ts';
-import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
-import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
+import { createMongoDeliveryLog } from '../webhooks/deliveries/mongo-delivery-log.ts';
+import { createMongoDeliveryQueue } from '../webhooks/deliveries/mongo-delivery-queue.ts';
 import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { createRetryPolicy } from './retry-policy.ts';
 import { openKeyring } from '../infrastructure/personal-data/open-keyring.ts';

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { hashPassword } from '../../infrastructure/auth/passwords.ts';
 import type { Role } from '../../domain/identity/roles.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
+import type { UserStore } from '../../identity/users.ts';
 
 const demoUsers: { email: string; name: string; roles: Role[] }[] = [
   { email: 'customer@example.com', name: 'Demo Customer', roles: ['customer'] },

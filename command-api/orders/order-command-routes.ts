@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { CatalogStore } from '../../projections/catalog/catalog.ts';
+import type { CatalogStore } from '../../catalog/catalog.ts';
 import { orderDecider, type OrderState } from '../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';
@@ -11,7 +11,7 @@ import { authorize } from '../authorize.ts';
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { WriteLimiter } from '../../infrastructure/auth/write-limits.ts';
 import { scopeOf } from '../../domain/identity/permissions.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
+import type { UserStore } from '../../identity/users.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { createCommandHandler, type Handled } from '../../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
@@ -29,9 +29,11 @@ import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput, parseInputAsync } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
 import { revealedJsonRepresentation, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
-import { orderCodec, orderEventSealer } from '../../projections/orders/order-codec.ts';
-import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
-import { orderResource } from '../../projections/orders/order-resource.ts';
+import { orderCodec } from '../../domain/orders/order-codec.ts';
+import { orderPersonalData } from '../../domain/orders/personal-data.ts';
+import { eventSealer } from '../../infrastructure/personal-data/seal-events.ts';
+import { detailsOf, type OrderDetails } from '../../domain/orders/order-details.ts';
+import { orderResource } from '../../domain/orders/order-resource.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { idempotent } from '../idempotency/idempotent.ts';
@@ -114,7 +116,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     codec: orderCodec,
     decider: orderDecider,
     newId,
-    seal: orderEventSealer(deps.personalData),
+    seal: eventSealer(orderPersonalData, deps.personalData),
   });
   const reveal = deps.personalData.reveal;
   const answering = { reveal, consistencyTokens: deps.consistencyTokens };

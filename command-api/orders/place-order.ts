@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
-import type { Product } from '../../projections/catalog/catalog.ts';
-import type { CatalogStore } from '../../projections/catalog/catalog.ts';
+import type { Product } from '../../catalog/catalog.ts';
+import type { CatalogStore } from '../../catalog/catalog.ts';
 import type { PlaceOrder } from '../../domain/orders/order.ts';
 import { money } from '../../domain/shared/money.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
-import { sealedStoredAddress } from '../../projections/identity/user-resource.ts';
+import type { UserStore } from '../../identity/users.ts';
+import { sealedStoredAddress } from '../../identity/user-resource.ts';
 import { orderLimits } from './order-schemas.ts';
 
 const productIdFormat = /^[1-9]\d{0,14}$/;

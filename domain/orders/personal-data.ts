@@ -45,7 +45,7 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
  *   `data.order.shippingAddress.*`, `data.order.note`, `data.order.cancellationReason`), in Kafka messages
  *   and the webhook retry state;
  * - event resources (`/orders/{id}/events`, `/audit/events`) and exports: the event data above.
- * The user record (projections/identity/): `email`, `name` and the stored addresses are personal. Stored
+ * The user record (identity/): `email`, `name` and the stored addresses are personal. Stored
  * addresses are sealed like the events' (an order copies the sealed form); the e-mail and name stay in the
  * clear (sign-in needs the e-mail), and erasure anonymises them.
  */

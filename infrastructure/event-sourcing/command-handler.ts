@@ -5,7 +5,7 @@ import {
   type EventStore,
   type GlobalPosition,
 } from '../event-store/event-store.ts';
-import type { EventCodec } from './event-codec.ts';
+import type { EventCodec } from '../../domain/shared/event-codec.ts';
 
 /** An aggregate's decision logic, as the domain gives it (see domain/shared/decider.ts). */
 export type DecisionModel<Command, Event, State> = {

@@ -15,11 +15,7 @@ import {
   createCommandHandler,
   type DecisionModel,
 } from '../../infrastructure/event-sourcing/command-handler.ts';
-import {
-  createEventCodec,
-  EventSchemaError,
-  type EventCodec,
-} from '../../infrastructure/event-sourcing/event-codec.ts';
+import { createEventCodec, EventSchemaError, type EventCodec } from '../../domain/shared/event-codec.ts';
 import {
   NO_STREAM,
   type EventMetadata,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Product } from '../../projections/catalog/catalog.ts';
+import type { Product } from '../../catalog/catalog.ts';
 import { placeOrderCommand, placeOrderRequest } from '../../command-api/orders/place-order.ts';
-import type { StoredAddress } from '../../projections/identity/users.ts';
+import type { StoredAddress } from '../../identity/users.ts';
 import { fieldErrors } from '../../infrastructure/validation/field-errors.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { addMoney, moneyToDecimal, zeroMoney, type Money } from '../../domain/shared/money.ts';
+import { addMoney, moneyToDecimal, zeroMoney, type Money } from '../shared/money.ts';
 import type { OrderDetails } from './order-details.ts';
 
 const money = (value: Money) => ({ amount: moneyToDecimal(value), currency: value.currency });
