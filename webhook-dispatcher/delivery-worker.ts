@@ -599,5 +599,3 @@ export const startDeliveryWorker = ({
     },
   };
 };
-
-export type DeliveryWorker = ReturnType<typeof startDeliveryWorker>;

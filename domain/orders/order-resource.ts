@@ -47,5 +47,3 @@ export const orderResource = (order: OrderDetails) => {
     updatedAt: order.updatedAt,
   };
 };
-
-export type OrderResource = ReturnType<typeof orderResource>;

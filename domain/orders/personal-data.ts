@@ -36,7 +36,7 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
   },
 };
 
-/**
+/*
  * The views that copy personal fields, and where (documentation and tests hold to this list; each copies
  * the sealed form from the events above, and is opened only where it leaves the service):
  * - the order resource (GET /orders/{id}, lists, ?revision=N, command answers, stored idempotent answers):
@@ -49,11 +49,3 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
  * addresses are sealed like the events' (an order copies the sealed form); the e-mail and name stay in the
  * clear (sign-in needs the e-mail), and erasure anonymises them.
  */
-export const personalViewFields = {
-  orderResource: [
-    ...addressFields.map((field) => ['shippingAddress', field]),
-    ['note'],
-    ['cancellationReason'],
-  ],
-  user: [['email'], ['name'], ['addresses']],
-} as const;

@@ -5,14 +5,8 @@ import {
   type EventStore,
   type GlobalPosition,
 } from '../event-store/event-store.ts';
+import type { Decider } from '../../domain/shared/decider.ts';
 import type { EventCodec } from '../../domain/shared/event-codec.ts';
-
-/** An aggregate's decision logic, as the domain gives it (see domain/shared/decider.ts). */
-export type DecisionModel<Command, Event, State> = {
-  initialState: () => State;
-  evolve: (state: State, event: Event) => State;
-  decide: (command: Command, state: State) => Event[];
-};
 
 export type Handled<Event, State> = {
   /** Every event of the stream after the command, the new ones last, as the current versions. */
@@ -70,7 +64,7 @@ export const createCommandHandler = <Command, Event extends { type: string; data
 }: {
   eventStore: EventStore;
   codec: EventCodec<Event>;
-  decider: DecisionModel<Command, Event, State>;
+  decider: Decider<Command, Event, State>;
   /** Ids of the appended events. */
   newId: () => string;
   /**
