@@ -27,7 +27,16 @@ import { subscriptionsQueryModule } from './webhook-subscriptions/subscriptions-
  */
 export const queryModules = (deps: {
   eventStore: EventStore;
-  authenticator: Authenticator;
+  /** The keys and the sign-in of this process (assembly/security.ts). */
+  security: {
+    auth: { authenticator: Authenticator };
+    /** Opens sealed personal data on the way out ("[erased]" once erased). */
+    keyring: { reveal: Reveal };
+    /** Reads the Consistency-Tokens the command side issued to each caller. */
+    consistencyTokens: ConsistencyTokens;
+    /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
+    webhookCipher: Pick<SecretCipher, 'open'>;
+  };
   orders: { readModel: OrderReadModel; progress: ProjectionProgress };
   subscriptions: {
     readModel: WebhookSubscriptionReadModel;
@@ -39,22 +48,21 @@ export const queryModules = (deps: {
   config: {
     consistencyTimeoutMs: number;
     catalog: { currency: string; refreshIntervalMs: number; purgeUrls: readonly string[] };
-    /** Where the console's commands go when another process takes writes. */
-    commandApiUrl?: string | undefined;
-    /** The other processes whose metrics GET /metrics?process={name} serves, for the console's health view. */
-    consoleProcesses?: readonly string[];
+    console?: {
+      /** Where the console's commands go when another process takes writes. */
+      commandApiUrl?: string | undefined;
+      /** The other processes whose metrics GET /metrics?process={name} serves, for the health view. */
+      processes: Record<string, unknown>;
+    };
   };
   clock: Clock;
   logger: Logger;
   metrics: Registry;
-  /** Opens sealed personal data on the way out ("[erased]" once erased). */
-  reveal: Reveal;
-  /** Reads the Consistency-Tokens the command side issued to each caller. */
-  consistencyTokens: ConsistencyTokens;
-  /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
-  webhookCipher: Pick<SecretCipher, 'open'>;
 }): HttpModule[] => {
-  const { eventStore, authenticator, config } = deps;
+  const { eventStore, config, security } = deps;
+  const { authenticator } = security.auth;
+  const { reveal } = security.keyring;
+  const { consistencyTokens, webhookCipher } = security;
   return [
     ordersQueryModule({
       readModel: deps.orders.readModel,
@@ -62,8 +70,8 @@ export const queryModules = (deps: {
       progress: deps.orders.progress,
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
-      reveal: deps.reveal,
-      consistencyTokens: deps.consistencyTokens,
+      reveal,
+      consistencyTokens,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
     catalogQueryModule({
@@ -73,7 +81,7 @@ export const queryModules = (deps: {
       logger: deps.logger,
       metrics: deps.metrics,
     }),
-    auditModule({ eventStore, authenticator, reveal: deps.reveal, webhookCipher: deps.webhookCipher }),
+    auditModule({ eventStore, authenticator, reveal, webhookCipher }),
     subscriptionsQueryModule({
       subscriptions: deps.subscriptions.readModel,
       deliveryLog: deps.subscriptions.deliveryLog,
@@ -81,10 +89,13 @@ export const queryModules = (deps: {
       headPosition: () => eventStore.headPosition(),
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
-      consistencyTokens: deps.consistencyTokens,
-      webhookCipher: deps.webhookCipher,
+      consistencyTokens,
+      webhookCipher,
     }),
-    identityQueryModule({ users: deps.users, authenticator, reveal: deps.reveal }),
-    consoleModule({ commandApiUrl: config.commandApiUrl, processes: config.consoleProcesses ?? [] }),
+    identityQueryModule({ users: deps.users, authenticator, reveal }),
+    consoleModule({
+      commandApiUrl: config.console?.commandApiUrl,
+      processes: Object.keys(config.console?.processes ?? {}),
+    }),
   ];
 };
