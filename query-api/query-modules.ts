@@ -31,7 +31,7 @@ export const queryModules = (deps: {
   security: {
     auth: { authenticator: Authenticator };
     /** Opens sealed personal data on the way out ("[erased]" once erased). */
-    keyring: { reveal: Reveal };
+    keyring: { reveal: Reveal; keyStamp: (ownerId: string) => object | undefined };
     /** Reads the Consistency-Tokens the command side issued to each caller. */
     consistencyTokens: ConsistencyTokens;
     /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
@@ -71,6 +71,7 @@ export const queryModules = (deps: {
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
       reveal,
+      keyStamp: security.keyring.keyStamp,
       consistencyTokens,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.

@@ -32,7 +32,7 @@ import { revealedJsonRepresentation, type Reveal } from '../../infrastructure/pe
 import { orderCodec } from '../../domain/orders/order-codec.ts';
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import { eventSealer } from '../../infrastructure/personal-data/seal-events.ts';
-import { detailsOf, type OrderDetails } from '../../domain/orders/order-details.ts';
+import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
 import { orderResource } from '../../domain/orders/order-resource.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
@@ -86,10 +86,10 @@ const representationOf = (reveal: Reveal, details: OrderDetails) =>
 const sendOrder = async (
   { reveal, consistencyTokens }: { reveal: Reveal; consistencyTokens: Pick<ConsistencyTokens, 'issue'> },
   response: Response,
-  handled: Handled<OrderEvent, OrderState>,
+  handled: Handled<OrderEvent, OrderState, OrderDetails>,
   status: 200 | 201,
 ) => {
-  const details = detailsOf(handled.history);
+  const details = handled.view;
   if (!details || handled.readAt === null) throw new Error('an order command found no order');
   const { representation, sealed } = await representationOf(reveal, details);
   response.locals['sealedBody'] = sealed;
@@ -115,6 +115,8 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     eventStore: deps.eventStore,
     codec: orderCodec,
     decider: orderDecider,
+    // The answer is the order's details, folded once with the decision state.
+    view: evolveDetails,
     newId,
     seal: eventSealer(orderPersonalData, deps.personalData),
   });
@@ -131,28 +133,29 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
    * the request's preconditions (RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since, then
    * If-None-Match), checked before anything is decided.
    */
-  const preconditionOf = (request: Request, response: Response) => async (history: readonly OrderEvent[]) => {
-    const details = detailsOf(history);
-    if (details === null) throw notFound(noSuchOrder);
-    if (!mayActOn(response, details.customerId)) {
-      // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
-      if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
-      throw forbidden('You may read this order, but not do this to it: it is not yours.');
-    }
-    // The order's version costs opening its personal data and a hash: only for a request that names one.
-    if (!asksPreconditions(request)) return;
-    const { representation: current } = await representationOf(reveal, details);
-    if (!preconditionsHold(request, current)) {
-      throw preconditionFailed(
-        'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
-      );
-    }
-    if (!noneMatchHolds(request, current.etag)) {
-      throw preconditionFailed(
-        'The order exists, and If-None-Match asked that it should not (or not in this version).',
-      );
-    }
-  };
+  const preconditionOf =
+    (request: Request, response: Response) =>
+    async (_history: unknown, _state: unknown, details: OrderDetails | null) => {
+      if (details === null) throw notFound(noSuchOrder);
+      if (!mayActOn(response, details.customerId)) {
+        // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
+        if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
+        throw forbidden('You may read this order, but not do this to it: it is not yours.');
+      }
+      // The order's version costs opening its personal data and a hash: only for a request that names one.
+      if (!asksPreconditions(request)) return;
+      const { representation: current } = await representationOf(reveal, details);
+      if (!preconditionsHold(request, current)) {
+        throw preconditionFailed(
+          'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
+        );
+      }
+      if (!noneMatchHolds(request, current.etag)) {
+        throw preconditionFailed(
+          'The order exists, and If-None-Match asked that it should not (or not in this version).',
+        );
+      }
+    };
 
   const transition = async (
     request: Request,
