@@ -17,7 +17,7 @@ import { createCommandHandler, type Handled } from '../../infrastructure/event-s
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../../infrastructure/http/accept-body.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
-import { forbidden, notFound } from '../../infrastructure/http/api-error.ts';
+import { forbidden, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import {
   asksPreconditions,
@@ -26,7 +26,7 @@ import {
   preconditionsHold,
 } from '../../infrastructure/http/representation.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
-import { parseInput, parseInputAsync } from '../../infrastructure/http/validation.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
 import { revealedJsonRepresentation, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import { orderCodec } from '../../domain/orders/order-codec.ts';
@@ -38,7 +38,7 @@ import { eventMetadataOf } from '../event-metadata.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { idempotent } from '../idempotency/idempotent.ts';
 import { cancelBody, noBody, paymentBody, shipBody } from './order-schemas.ts';
-import { placeOrderCommand, placeOrderRequest } from './place-order.ts';
+import { placeOrderCommand, resolveOrderRequest } from './place-order.ts';
 
 export type OrderCommandDeps = {
   eventStore: EventStore;
@@ -123,7 +123,6 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
   const reveal = deps.personalData.reveal;
   const answering = { reveal, consistencyTokens: deps.consistencyTokens };
   const router = createRouter();
-  const placeOrder = placeOrderRequest(deps);
   const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger, reveal });
   const auth = authenticate(deps.authenticator);
 
@@ -182,12 +181,16 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     keyed,
     async (request, response) => {
       const customerId = principalOf(response).userId;
-      const body = await placeOrder.parse(customerId, (schema) =>
-        parseInputAsync(schema, request.body ?? {}),
-      );
+      const resolved = await resolveOrderRequest(deps, customerId, request.body ?? {});
+      if (!resolved.ok) throw validationFailed(resolved.errors);
       const orderId = newId();
       const placedAt = clock.now().toISOString();
-      const command = placeOrderCommand(body, { orderId, customerId, placedAt, currency: deps.currency });
+      const command = placeOrderCommand(resolved.request, {
+        orderId,
+        customerId,
+        placedAt,
+        currency: deps.currency,
+      });
       const handled = await orders.handle(orderStreamName(orderId), command, {
         metadata: eventMetadataOf(response, placedAt),
         // The id was just chosen: the stream cannot exist (were it there after all, the append would fail).

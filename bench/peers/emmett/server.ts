@@ -39,7 +39,7 @@ import {
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { Product } from '../../../catalog/catalog.ts';
 import { readCatalogFile } from '../../../catalog/catalog-file.ts';
-import { placeOrderCommand, placeOrderRequest } from '../../../command-api/orders/place-order.ts';
+import { placeOrderCommand, resolveOrderRequest } from '../../../command-api/orders/place-order.ts';
 import { orderDecider, type OrderState } from '../../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../../domain/orders/order-events.ts';
 import type { Address } from '../../../domain/orders/order.ts';
@@ -159,7 +159,6 @@ const lookups = {
       addresses.get(customerId)?.get(addressId) ?? null,
   },
 };
-const orderRequest = placeOrderRequest(lookups);
 
 // ---- Authentication: the project's cached verifier -----------------------------------------------------
 
@@ -200,13 +199,11 @@ const ordersApi = (router: Router) => {
     on(async (request: AuthenticatedRequest): Promise<HttpResponse> => {
       const { principal } = request;
       if (scopeOf(principal.roles, 'placeOrder') === null) return Forbidden({ problemDetails: 'forbidden' });
-      const parsed = await orderRequest.parse(principal.userId, (schema) =>
-        schema.safeParseAsync(request.body),
-      );
-      if (!parsed.success) return BadRequest({ problemDetails: parsed.error.message });
+      const parsed = await resolveOrderRequest(lookups, principal.userId, request.body);
+      if (!parsed.ok) return BadRequest({ problemDetails: JSON.stringify(parsed.errors) });
       const orderId = randomUUIDv7();
       const placedAt = new Date().toISOString();
-      const command = placeOrderCommand(parsed.data, {
+      const command = placeOrderCommand(parsed.request, {
         orderId,
         customerId: principal.userId,
         placedAt,

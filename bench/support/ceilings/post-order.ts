@@ -17,7 +17,7 @@ import { DatabaseSync } from 'node:sqlite';
 import express from 'express';
 import type { Product } from '../../../catalog/catalog.ts';
 import { readCatalogFile } from '../../../catalog/catalog-file.ts';
-import { placeOrderCommand, placeOrderRequest } from '../../../command-api/orders/place-order.ts';
+import { placeOrderCommand, resolveOrderRequest } from '../../../command-api/orders/place-order.ts';
 import { money } from '../../../domain/shared/money.ts';
 import type { StoredAddress } from '../../../identity/users.ts';
 import { scopeOf } from '../../../domain/identity/permissions.ts';
@@ -52,7 +52,6 @@ const lookups = {
       addresses.get(customerId)?.get(addressId) ?? null,
   },
 };
-const orderRequest = placeOrderRequest(lookups);
 
 const path = join(config.dataDir, `ceiling-events-${process.pid}.sqlite`);
 const db = new DatabaseSync(path);
@@ -113,8 +112,8 @@ app.post('/orders', express.json({ limit: 100 * 1024 }), async (request, respons
     response.status(403).end();
     return;
   }
-  const parsed = await orderRequest.parse(principal.userId, (schema) => schema.safeParseAsync(request.body));
-  if (!parsed.success) {
+  const parsed = await resolveOrderRequest(lookups, principal.userId, request.body);
+  if (!parsed.ok) {
     response.status(400).end();
     return;
   }
@@ -122,7 +121,7 @@ app.post('/orders', express.json({ limit: 100 * 1024 }), async (request, respons
   const placedAt = new Date().toISOString();
   const {
     data: { items: lines, shippingAddress: address, note },
-  } = placeOrderCommand(parsed.data, {
+  } = placeOrderCommand(parsed.request, {
     orderId,
     customerId: principal.userId,
     placedAt,
