@@ -1,24 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
-import type { LiveSubscriptionView } from '../projections/webhook-subscriptions/subscription-view.ts';
-import type {
-  AttemptOutcome,
-  DeliveryAttempt,
-  DeliveryLog,
-} from '../projections/webhook-deliveries/delivery-log.ts';
+import type { LiveSubscriptionView } from '../webhooks/subscription-view.ts';
+import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
 import type { DeliveryMetrics, DeliveryOutcome } from './delivery-metrics.ts';
 import type {
   Delivery,
   DeliveryQueue,
   NewDelivery,
   Settlement,
-} from '../projections/webhook-deliveries/delivery-queue.ts';
+} from '../webhooks/deliveries/delivery-queue.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
-import { openWebhookUrl } from '../projections/webhook-subscriptions/webhook-url.ts';
+import { openWebhookUrl } from '../webhooks/webhook-url.ts';
 import { withLegacyTokensSealed } from '../infrastructure/personal-data/field-cipher.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import { signatureHeader } from '../infrastructure/outbound-http/standard-webhooks.ts';
@@ -603,5 +599,3 @@ export const startDeliveryWorker = ({
     },
   };
 };
-
-export type DeliveryWorker = ReturnType<typeof startDeliveryWorker>;

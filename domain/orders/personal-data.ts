@@ -36,7 +36,7 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
   },
 };
 
-/**
+/*
  * The views that copy personal fields, and where (documentation and tests hold to this list; each copies
  * the sealed form from the events above, and is opened only where it leaves the service):
  * - the order resource (GET /orders/{id}, lists, ?revision=N, command answers, stored idempotent answers):
@@ -45,15 +45,7 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
  *   `data.order.shippingAddress.*`, `data.order.note`, `data.order.cancellationReason`), in Kafka messages
  *   and the webhook retry state;
  * - event resources (`/orders/{id}/events`, `/audit/events`) and exports: the event data above.
- * The user record (projections/identity/): `email`, `name` and the stored addresses are personal. Stored
+ * The user record (identity/): `email`, `name` and the stored addresses are personal. Stored
  * addresses are sealed like the events' (an order copies the sealed form); the e-mail and name stay in the
  * clear (sign-in needs the e-mail), and erasure anonymises them.
  */
-export const personalViewFields = {
-  orderResource: [
-    ...addressFields.map((field) => ['shippingAddress', field]),
-    ['note'],
-    ['cancellationReason'],
-  ],
-  user: [['email'], ['name'], ['addresses']],
-} as const;

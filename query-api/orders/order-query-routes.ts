@@ -18,14 +18,15 @@ import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { OrderListQuery, OrderReadModel } from '../../projections/orders/order-read-model.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
-import { decodeOrderEvent } from '../../projections/orders/order-codec.ts';
-import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
+import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
+import { detailsOf, type OrderDetails } from '../../domain/orders/order-details.ts';
 import type { OrderView } from '../../projections/orders/order-projection.ts';
-import { orderResource } from '../../projections/orders/order-resource.ts';
+import { orderResource } from '../../domain/orders/order-resource.ts';
 import { eventResource } from '../audit/event-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
+import { createOrderRepresentations } from './order-representations.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 
 export const listingQuery = z.strictObject({
@@ -47,6 +48,8 @@ export type OrderQueryDeps = {
   consistencyTimeoutMs: number;
   /** Opens the personal fields the read model and the log keep sealed ("[erased]" once erased). */
   reveal: Reveal;
+  /** Which personal-data key an opened representation was made with (see order-representations.ts). */
+  keyStamp: (ownerId: string) => object | undefined;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
 };
@@ -70,9 +73,19 @@ export const orderQueryRoutes = ({
   authenticator,
   consistencyTimeoutMs,
   reveal,
+  keyStamp,
   consistencyTokens,
 }: OrderQueryDeps): Router => {
   const router = createRouter();
+  const representations = createOrderRepresentations({ keyStamp });
+  /** The order's representation: kept from an earlier read of the same revision, or rendered now. */
+  const currentRepresentation = async (order: OrderView) => {
+    const kept = representations.get(order);
+    if (kept) return kept;
+    const representation = await representationOf(reveal, order);
+    representations.keep(order, representation);
+    return representation;
+  };
   const auth = authenticate(authenticator);
   const consistent = readYourWrites(
     progress,
@@ -167,7 +180,7 @@ export const orderQueryRoutes = ({
     }
     const order = await readModel.getOrder(orderIdParam(request));
     if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
-    sendRepresentation(request, response, await representationOf(reveal, order));
+    sendRepresentation(request, response, await currentRepresentation(order));
   });
 
   router.get('/orders/:orderId/events', ...reader('getOrderEvents'), async (request, response) => {

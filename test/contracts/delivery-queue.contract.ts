@@ -4,7 +4,7 @@ import {
   deliveryIdFor,
   type DeliveryQueue,
   type NewDelivery,
-} from '../../projections/webhook-deliveries/delivery-queue.ts';
+} from '../../webhooks/deliveries/delivery-queue.ts';
 
 const t0 = Date.parse('2026-11-21T10:00:00.000Z');
 

@@ -1,4 +1,4 @@
-import type { AccessRevocations } from '../../infrastructure/auth/accounts.ts';
+import type { AccessRevocations } from '../infrastructure/auth/accounts.ts';
 
 /**
  * One revocation as the user stores keep it: the access tokens of a session, one access token, or every

@@ -1,5 +1,5 @@
 import { MongoServerError, type Db } from 'mongodb';
-import { createOrderedIds } from '../../infrastructure/ordered-ids.ts';
+import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
 import type { PendingPurge, PurgeOutbox } from './catalog.ts';
 
 type PurgeDocument = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCurrencyCode } from '../../domain/shared/money.ts';
+import { isCurrencyCode } from '../domain/shared/money.ts';
 
 /** Environment variables of the catalogue, shared by every process that serves or imports it. */
 export const catalogEnvironment = {

@@ -1,6 +1,6 @@
 import { MongoServerError, type Db } from 'mongodb';
 import { revokedAccess, type Revocation } from './access-revocations.ts';
-import type { Role } from '../../domain/identity/roles.ts';
+import type { Role } from '../domain/identity/roles.ts';
 import {
   AddressLimitError,
   EmailTakenError,

@@ -1,5 +1,5 @@
-import type { Role } from '../../domain/identity/roles.ts';
-import type { AccountAccess, Accounts } from '../../infrastructure/auth/accounts.ts';
+import type { Role } from '../domain/identity/roles.ts';
+import type { AccountAccess, Accounts } from '../infrastructure/auth/accounts.ts';
 
 export type Address = { street: string; city: string; postalCode: string; country: string };
 export type StoredAddress = Address & { id: string; createdAt: string };

@@ -1,4 +1,4 @@
-import { addMoney, moneyToDecimal, zeroMoney, type Money } from '../../domain/shared/money.ts';
+import { addMoney, moneyToDecimal, zeroMoney, type Money } from '../shared/money.ts';
 import type { OrderDetails } from './order-details.ts';
 
 const money = (value: Money) => ({ amount: moneyToDecimal(value), currency: value.currency });
@@ -47,5 +47,3 @@ export const orderResource = (order: OrderDetails) => {
     updatedAt: order.updatedAt,
   };
 };
-
-export type OrderResource = ReturnType<typeof orderResource>;

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { inWriteTransaction, isUniqueViolation } from '../../infrastructure/sqlite/open-database.ts';
-import type { Role } from '../../domain/identity/roles.ts';
+import { inWriteTransaction, isUniqueViolation } from '../infrastructure/sqlite/open-database.ts';
+import type { Role } from '../domain/identity/roles.ts';
 import { revokedAccess, type Revocation } from './access-revocations.ts';
 import {
   AddressLimitError,

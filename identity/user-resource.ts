@@ -1,4 +1,4 @@
-import { fromLegacyStored, type PersonalText, type SealedText } from '../../domain/shared/personal-data.ts';
+import { fromLegacyStored, type PersonalText, type SealedText } from '../domain/shared/personal-data.ts';
 import type { StoredAddress, User, UserStore } from './users.ts';
 
 type AddressParts<T> = { street: T; city: T; postalCode: T; country: T };

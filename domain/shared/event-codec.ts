@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import type { EventCatalog, EventVersions } from '../../domain/shared/event-versions.ts';
+import type { EventCatalog, EventVersions } from './event-versions.ts';
+
+/** What a codec reads of a stored event: its type, its data and the schema version it was stored in. */
+export type StoredEventParts = {
+  type: string;
+  data: unknown;
+  metadata: { schemaVersion?: number | undefined };
+};
 
 /** An event as a store or a topic keeps it: its type, its data, and the version of that data. */
 export type EncodedEvent = { type: string; data: Record<string, unknown>; schemaVersion: number };

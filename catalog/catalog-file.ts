@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { InvariantViolationError } from '../../domain/shared/errors.ts';
-import { minorUnitDigits, moneyFromDecimal } from '../../domain/shared/money.ts';
-import { fieldErrors, fieldPath } from '../../infrastructure/validation/field-errors.ts';
+import { InvariantViolationError } from '../domain/shared/errors.ts';
+import { minorUnitDigits, moneyFromDecimal } from '../domain/shared/money.ts';
+import { fieldErrors, fieldPath } from '../infrastructure/validation/field-errors.ts';
 import { categoryIdOf, type Category, type Product } from './catalog.ts';
 
 const fitsCurrency = (price: number, currency: string) => {

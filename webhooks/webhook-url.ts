@@ -1,5 +1,5 @@
-import type { SealedWebhookUrl } from '../../domain/webhook-subscriptions/subscription-events.ts';
-import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
+import type { SealedWebhookUrl } from '../domain/webhook-subscriptions/subscription-events.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 
 /**
  * A webhook URL beyond its origin (a path, a query) may be a credential (`…/services/T0/B0/SECRET`,

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { addMissingColumns } from '../../infrastructure/sqlite/add-missing-columns.ts';
-import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
+import { addMissingColumns } from '../infrastructure/sqlite/add-missing-columns.ts';
+import { inWriteTransaction } from '../infrastructure/sqlite/open-database.ts';
 import {
   foldForSearch,
   type CatalogStore,

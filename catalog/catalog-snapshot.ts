@@ -71,5 +71,3 @@ export const createCatalogSnapshot = ({
     },
   };
 };
-
-export type CatalogSnapshot = ReturnType<typeof createCatalogSnapshot>;

@@ -1,14 +1,11 @@
 import type {
   SealedWebhookUrl,
   SubscriptionEvent,
-} from '../../domain/webhook-subscriptions/subscription-events.ts';
-import {
-  isSubscriptionStream,
-  type WebhookEventKind,
-} from '../../domain/webhook-subscriptions/subscription.ts';
-import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
-import { isNextRevision } from '../../infrastructure/event-sourcing/revision-guard.ts';
-import { decodeSubscriptionEvent } from './subscription-codec.ts';
+} from '../domain/webhook-subscriptions/subscription-events.ts';
+import { isSubscriptionStream, type WebhookEventKind } from '../domain/webhook-subscriptions/subscription.ts';
+import type { RecordedEvent } from '../infrastructure/event-store/event-store.ts';
+import { isNextRevision } from '../infrastructure/event-sourcing/revision-guard.ts';
+import { decodeSubscriptionEvent } from '../domain/webhook-subscriptions/subscription-codec.ts';
 
 /**
  * A signing secret as the read model keeps it: sealed (encrypted) by the service's key, opaque here. A

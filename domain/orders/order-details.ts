@@ -1,7 +1,7 @@
-import type { Money } from '../../domain/shared/money.ts';
-import type { PersonalText } from '../../domain/shared/personal-data.ts';
-import type { OrderEvent } from '../../domain/orders/order-events.ts';
-import type { Address, OrderLine, OrderStatus, ShipmentDetails } from '../../domain/orders/order.ts';
+import type { Money } from '../shared/money.ts';
+import type { PersonalText } from '../shared/personal-data.ts';
+import type { OrderEvent } from './order-events.ts';
+import type { Address, OrderLine, OrderStatus, ShipmentDetails } from './order.ts';
 
 export type PaymentDetails = {
   paymentId: string;

@@ -1,5 +1,5 @@
-import { createSharedReads } from '../../infrastructure/caching/shared-reads.ts';
-import { accountAccessMaxAgeMs } from '../../infrastructure/auth/accounts.ts';
+import { createSharedReads } from '../infrastructure/caching/shared-reads.ts';
+import { accountAccessMaxAgeMs } from '../infrastructure/auth/accounts.ts';
 import type { UserStore } from './users.ts';
 
 /**
