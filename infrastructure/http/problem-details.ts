@@ -133,9 +133,13 @@ const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError |
     });
   }
   if (isMongoUnreachable(error)) {
-    return new ApiError('service-unavailable', 'The service cannot reach its read store now. Retry shortly.', {
-      headers: { 'Retry-After': '1' },
-    });
+    return new ApiError(
+      'service-unavailable',
+      'The service cannot reach its read store now. Retry shortly.',
+      {
+        headers: { 'Retry-After': '1' },
+      },
+    );
   }
   if (error instanceof ConcurrencyExhaustedError) {
     return new ApiError('conflict', 'It is being changed by others right now. Retry.', {
