@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { z } from 'zod';
+import type { Caller } from '../../domain/orders/order-actions.ts';
 import { orderStatuses, orderStreamName } from '../../domain/orders/order.ts';
 import { authenticate, mayActOn, ownOnly, principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { authorize } from '../authorize.ts';
@@ -21,7 +22,7 @@ import type { ProjectionProgress } from '../../infrastructure/event-sourcing/pro
 import { decodeOrderEvent } from '../../projections/orders/order-codec.ts';
 import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
 import type { OrderView } from '../../projections/orders/order-projection.ts';
-import { orderResource } from '../../projections/orders/order-resource.ts';
+import { currentOrderResource, orderResource } from '../../projections/orders/order-resource.ts';
 import { eventResource } from '../audit/event-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
@@ -53,8 +54,16 @@ export type OrderQueryDeps = {
 
 const noSuchOrder = 'There is no order with this id.';
 
-/** The order as sent: the same bytes, and so the same strong ETag, as the command side's. */
-const representationOf = async (reveal: Reveal, details: OrderDetails) =>
+/** The order now, as the caller reads it: the same bytes, and so the same strong ETag, as the command side's. */
+const representationOf = async (reveal: Reveal, details: OrderDetails, caller: Caller) =>
+  (
+    await revealedJsonRepresentation(reveal, currentOrderResource(details, caller), {
+      lastModified: details.updatedAt,
+    })
+  ).representation;
+
+/** An order at a past revision: nothing can be done to a past state, so no `actions`. */
+const pastRepresentationOf = async (reveal: Reveal, details: OrderDetails) =>
   (await revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt }))
     .representation;
 const orderIdParam = (request: Request) => uuidParam(request, 'orderId', noSuchOrder);
@@ -96,6 +105,7 @@ export const orderQueryRoutes = ({
 
   router.get('/orders', ...reader('listOrders'), async (request, response) => {
     const customerId = ownOnly(response);
+    const caller = principalOf(response);
     const query = parseInput(listingQuery, request.query, 'query');
     if (query.page !== undefined && query.cursor !== undefined) {
       throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
@@ -115,7 +125,7 @@ export const orderQueryRoutes = ({
       });
       return sendRevealedJson(reveal, request, response, {
         meta: { total: total ?? 0, page, perPage: query.perPage },
-        data: orders.map(orderResource),
+        data: orders.map((order) => currentOrderResource(order, caller)),
       });
     }
 
@@ -146,7 +156,7 @@ export const orderQueryRoutes = ({
     await sendRevealedJson(reveal, request, response, {
       meta: { perPage: query.perPage },
       links: { next, prev },
-      data: orders.map(orderResource),
+      data: orders.map((order) => currentOrderResource(order, caller)),
     });
   });
 
@@ -163,11 +173,11 @@ export const orderQueryRoutes = ({
       }
       const order = detailsOf(events.slice(0, upTo + 1));
       if (!order) throw notFound(noSuchOrder);
-      return sendRepresentation(request, response, await representationOf(reveal, order));
+      return sendRepresentation(request, response, await pastRepresentationOf(reveal, order));
     }
     const order = await readModel.getOrder(orderIdParam(request));
     if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
-    sendRepresentation(request, response, await representationOf(reveal, order));
+    sendRepresentation(request, response, await representationOf(reveal, order, principalOf(response)));
   });
 
   router.get('/orders/:orderId/events', ...reader('getOrderEvents'), async (request, response) => {

@@ -278,10 +278,11 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     expect((await list).headers()['cache-control']).toBe('private, no-cache');
 
     await page.getByRole('link', { name: new RegExp(shortId(toCancel.id)) }).click();
-    await page.getByRole('button', { name: 'Cancel the order' }).waitFor();
-    expect(await page.locator('section.actions button').allInnerTexts()).toEqual(['Cancel the order']);
+    await page.getByRole('button', { name: 'Cancel the order…' }).waitFor();
+    expect(await page.locator('section.actions button').allInnerTexts()).toEqual(['Cancel the order…']);
     await page.getByLabel('Reason for cancelling (optional)').fill('Ordered twice');
-    await page.getByRole('button', { name: 'Cancel the order' }).click();
+    await page.getByRole('button', { name: 'Cancel the order…' }).click();
+    await page.getByRole('button', { name: 'Cancel the order', exact: true }).click();
     await page.getByText('Cancelled.', { exact: true }).waitFor();
     await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('cancelled');
     expect((await orderNow(toCancel.id)).cancellationReason).toBe('Ordered twice');
@@ -322,11 +323,12 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     const status = () => page.locator('h1 .badge').innerText();
     await expect.poll(status).toBe('pending');
 
-    // 409: the aggregate refuses, and the console shows the API's own sentence.
-    await page.getByRole('button', { name: 'Mark delivered' }).click();
-    await expect
-      .poll(() => page.getByRole('alert').innerText())
-      .toContain('You cannot deliver a pending order.');
+    // Only what the API says staff may do to a pending order now.
+    expect(await page.locator('section.actions button').allInnerTexts()).toEqual([
+      'Confirm',
+      'Record payment',
+      'Cancel the order…',
+    ]);
 
     // Each command goes with the ETag read; the order is read again with the command's Consistency-Token.
     const command = page.waitForResponse((response) =>
@@ -358,7 +360,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await expect.poll(() => page.getByLabel(/^Amount/).inputValue()).toBe(String(rest));
     await page.getByRole('button', { name: 'Record payment' }).click();
     await page.getByText('Payment recorded.', { exact: true }).waitFor();
-    await page.getByText('Paid in full.').waitFor();
+    // Paid in full: no payment offered any more.
+    await expect.poll(() => page.getByRole('button', { name: 'Record payment' }).count()).toBe(0);
 
     await page.getByLabel('Carrier', { exact: true }).fill('DHL Express');
     await page.getByLabel('Tracking number', { exact: true }).fill('JD014600006251234567');
@@ -745,6 +748,89 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       await page.screenshot({ path: join(screenshots, '11-health-projections-down.png'), fullPage: true });
     }
     await signOut(page);
+  });
+
+  it('offers on each order exactly the actions the API names for its caller, and asks before cancelling (issue 44, bugs 2 and 3)', async () => {
+    const shippedOrder = await placeOrder(users.customer, '1001');
+    for (const action of ['confirm', 'ship']) {
+      expect((await api(users.staff, `/orders/${shippedOrder.id}/${action}`, {})).status).toBe(200);
+    }
+    const cancelledOrder = await placeOrder(users.customer, '1002');
+    expect((await api(users.staff, `/orders/${cancelledOrder.id}/cancel`, {})).status).toBe(200);
+    const page = await signIn(users.staff);
+    const actionButtons = () => page.locator('section.actions button').allInnerTexts();
+    const open = async (id: string) => {
+      await page.goto(`${consoleUrl}/console#/orders/${id}`);
+      await page.getByRole('heading', { name: 'Summary' }).waitFor();
+    };
+
+    // Shipped: only delivering, and a payment while something is outstanding; no confirm, ship or cancel.
+    await open(shippedOrder.id);
+    await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('shipped');
+    expect(await actionButtons()).toEqual(['Mark delivered', 'Record payment']);
+    // Cancelled: nothing to do, and no payment offered (its payments would be owed back).
+    await open(cancelledOrder.id);
+    await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('cancelled');
+    expect(await page.getByRole('heading', { name: 'Actions' }).count()).toBe(0);
+    expect(await page.getByLabel(/^Amount/).count()).toBe(0);
+
+    // Cancelling asks first, saying what cannot be undone; keeping the order changes nothing.
+    const pending = await placeOrder(users.customer, '1001');
+    await open(pending.id);
+    await page.getByRole('button', { name: 'Cancel the order…' }).click();
+    await page.getByText('A cancelled order cannot be confirmed, shipped or reopened').waitFor();
+    await page.getByRole('button', { name: 'Keep the order' }).click();
+    expect((await orderNow(pending.id)).status).toBe('pending');
+    await page.getByRole('button', { name: 'Cancel the order…' }).click();
+    await page.getByRole('button', { name: 'Cancel the order', exact: true }).click();
+    await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('cancelled');
+    expect(await page.getByRole('heading', { name: 'Actions' }).count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('starts each order and each subscription afresh: nothing typed or answered on one shows on the next (issue 44, bug 1)', async () => {
+    const first = await placeOrder(users.customer, '1001');
+    const second = await placeOrder(users.customer, '1002');
+    for (const order of [first, second]) {
+      expect((await api(users.staff, `/orders/${order.id}/confirm`, {})).status).toBe(200);
+    }
+    const page = await signIn(users.staff);
+    await page.goto(`${consoleUrl}/console#/orders/${first.id}`);
+    await page.getByLabel('Carrier', { exact: true }).fill('DHL Express');
+    await page.getByLabel('Reference').fill('first-order-transfer');
+    await page.getByRole('button', { name: 'Record payment' }).click();
+    await page.getByText('Payment recorded.', { exact: true }).waitFor();
+    await page.getByLabel('Carrier', { exact: true }).fill('DHL Express');
+
+    // A pasted link to the other order: its own page, empty, with no answer of the first one's.
+    await page.goto(`${consoleUrl}/console#/orders/${second.id}`);
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(second.id)}`) }).waitFor();
+    await page.getByLabel('Carrier', { exact: true }).waitFor();
+    expect(await page.getByLabel('Carrier', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByLabel('Reference').inputValue()).toBe('');
+    expect(await page.getByText('Payment recorded.', { exact: true }).count()).toBe(0);
+    // Back: the first order, afresh too.
+    await page.goBack();
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(first.id)}`) }).waitFor();
+    await page.getByLabel('Carrier', { exact: true }).waitFor();
+    expect(await page.getByLabel('Carrier', { exact: true }).inputValue()).toBe('');
+    await page.context().close();
+  });
+
+  it("shows a customer neither the audit log nor the service's internals (issue 44, bug 8)", async () => {
+    const page = await signIn(users.customer);
+    await page.goto(`${consoleUrl}/console#/audit`);
+    await page.getByText('The audit log is for auditors and admins.').waitFor();
+    expect(await page.getByRole('button', { name: 'Export the log' }).count()).toBe(0);
+    expect(await page.getByLabel('Event type').count()).toBe(0);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.getByText('Webhooks are for admins.').waitFor();
+    await page.goto(`${consoleUrl}/console#/health`);
+    await page.getByRole('heading', { name: /Readiness/ }).waitFor();
+    for (const heading of ['lag-heading', 'traffic-heading', 'deliveries-heading', 'routes-heading']) {
+      expect(await page.locator(`section[aria-labelledby="${heading}"]`).count(), heading).toBe(0);
+    }
+    await page.context().close();
   });
 
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {

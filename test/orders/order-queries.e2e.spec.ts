@@ -55,13 +55,24 @@ afterAll(async () => service.stop());
 describe('GET /orders/{id}', () => {
   it('answers the owner, staff, auditor and admin with the order, private and no-cache, with a strong ETag', async () => {
     const order = aliceOrders[0]!;
-    for (const reader of [alice, staff, auditor, admin]) {
+    // Each with what it may do to the confirmed order now: the representation, and so its ETag, is the reader's.
+    const actionsOf = new Map([
+      [alice, ['cancel']],
+      [staff, ['ship', 'record-payment', 'cancel']],
+      [auditor, []],
+      [admin, ['ship', 'record-payment', 'cancel']],
+    ]);
+    const etags = new Map<unknown, string>();
+    for (const [reader, actions] of actionsOf) {
       const response = await reader.get(`/orders/${order.id}`, { 'Consistency-Token': lastTokenOf(reader) });
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('private, no-cache');
       expect(response.headers.get('etag')).toMatch(/^"[\w-]+"$/);
-      expect(await response.json()).toEqual(order);
+      expect(await response.json()).toEqual({ ...order, actions });
+      etags.set(reader, response.headers.get('etag')!);
     }
+    expect(etags.get(staff)).toBe(etags.get(admin));
+    expect(new Set([etags.get(alice), etags.get(staff), etags.get(auditor)]).size).toBe(3);
   });
 
   it("answers 404 to another customer's order, to an unknown id and to an id that is not a UUID", async () => {
@@ -104,8 +115,10 @@ describe('GET /orders/{id}', () => {
     const atPlacement = await auditor.get(`/orders/${order.id}?revision=0`);
     expect(atPlacement.status).toBe(200);
     expect(await atPlacement.json()).toMatchObject({ status: 'pending', id: order.id });
+    // A past state, which nothing can be done to: the order without `actions`.
     const atConfirmation = await staff.get(`/orders/${order.id}?revision=1`);
-    expect(await atConfirmation.json()).toEqual(order);
+    const { actions: _actions, ...asConfirmed } = order as OrderBody & { actions: unknown };
+    expect(await atConfirmation.json()).toEqual(asConfirmed);
     expect((await auditor.get(`/orders/${order.id}?revision=2`)).status).toBe(404);
     const bad = await auditor.get(`/orders/${order.id}?revision=-1`);
     expect(bad.status).toBe(400);

@@ -76,15 +76,29 @@ const Console = ({ api, session }) => {
     document.getElementById('view-heading')?.focus();
   }, [route.name, route.params['id']]);
 
-  const props = { api, user, route };
+  // Each view keyed by its address: another order or subscription (a pasted link, Back, Forward) starts
+  // afresh, with nothing typed or answered on the one before.
+  const props = { api, user, route, key: `${route.name}/${route.params['id'] ?? ''}` };
+  /** A view the user's roles do not open: said so, instead of a form whose every request would be refused. */
+  const notForYou = (/** @type {string} */ sentence) =>
+    html`<section aria-labelledby="view-heading"><${ViewHeading}>Not available</${ViewHeading}><p>${sentence}</p></section>`;
   const view =
     {
       orders: () => html`<${OrdersView} ...${props} />`,
       order: () => html`<${OrderView} ...${props} />`,
       timeline: () => html`<${TimelineView} ...${props} />`,
-      audit: () => html`<${AuditView} ...${props} />`,
-      webhooks: () => html`<${WebhooksView} ...${props} />`,
-      webhook: () => html`<${WebhookView} ...${props} />`,
+      audit: () =>
+        may(user, 'listAuditEvents')
+          ? html`<${AuditView} ...${props} />`
+          : notForYou('The audit log is for auditors and admins.'),
+      webhooks: () =>
+        may(user, 'listWebhooks')
+          ? html`<${WebhooksView} ...${props} />`
+          : notForYou('Webhooks are for admins.'),
+      webhook: () =>
+        may(user, 'getWebhook')
+          ? html`<${WebhookView} ...${props} />`
+          : notForYou('Webhooks are for admins.'),
       health: () => html`<${HealthView} ...${props} />`,
     }[route.name] ??
     (() =>
