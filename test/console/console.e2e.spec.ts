@@ -644,6 +644,19 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     expect(await goneRow.locator('.badge').innerText()).toBe('disabled');
     expect(await goneRow.innerText()).toContain('The receiver answered 410 Gone.');
     await checkView(page, '09-webhooks');
+
+    // The disabled one: no test event offered (it would be cancelled at once), but enabling it again (issue 44, bug 6).
+    await page.getByRole('link', { name: goneReceiver.url, exact: true }).click();
+    await page.getByRole('heading', { name: 'Subscription' }).waitFor();
+    await page.getByRole('button', { name: 'Enable again' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Send a test event' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Enable again' }).click();
+    await page.getByRole('button', { name: 'Send a test event' }).waitFor();
+    expect(await (await api(users.admin, `/webhooks/${goneId}`)).json()).toMatchObject({
+      active: true,
+      disabledReason: null,
+    });
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).first().click();
     await page.getByRole('link', { name: receiver.url }).click();
     await page
       .locator('table.attempts tbody tr')
@@ -653,6 +666,14 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.locator('table.attempts summary').first().click();
     await page.getByText('receiver is down for maintenance').first().waitFor();
     expect(await page.getByRole('img', { name: /Delivery outcomes over time/ }).count()).toBe(1);
+    // Its y-axis reads whole numbers, none twice; a span of time is a bar, not the whole plot (issue 44, bug 7).
+    const ticks = await page.locator('svg.outcome-chart .grid text').allTextContents();
+    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(ticks).size, ticks.join(', ')).toBe(ticks.length);
+    const barWidths = await page
+      .locator('svg.outcome-chart rect.bar')
+      .evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('width'))));
+    expect(Math.max(...barWidths)).toBeLessThanOrEqual(640 / 12);
 
     await page.getByRole('button', { name: /^Retry delivery of order.created/ }).click();
     await page

@@ -94,6 +94,12 @@ export const WebhookView = ({ api, route }) => {
     follow('the test event', (attempt) => attempt.eventType === 'webhook.test');
     return 'A test event was requested.';
   });
+  // PATCH {active: true}: the receiver is expected back (after a 410, or an admin's stop).
+  const enable = useAction(async () => {
+    await api.command(`/webhooks/${id}`, { method: 'PATCH', body: { active: true } });
+    await subscription.reload();
+    return 'Enabled: new events are delivered again. Retry a delivery that ended while it was disabled to send it.';
+  });
   const retry = useAction(
     /** @param {DeliveryAttempt} attempt */
     async (attempt) => {
@@ -130,13 +136,22 @@ export const WebhookView = ({ api, route }) => {
           </section>
           <section class="card" aria-labelledby="webhook-actions-heading">
             <h2 id="webhook-actions-heading">Actions</h2>
-            <div class="button-row">
-              <button type="button" onClick=${() => test.run()} disabled=${test.busy}>Send a test event</button>
-            </div>
+            ${
+              subscription.data.active
+                ? html`<div class="button-row">
+                  <button type="button" onClick=${() => test.run()} disabled=${test.busy}>Send a test event</button>
+                </div>`
+                : html`<p class="hint">A disabled subscription receives nothing, a test event included: enable it first.</p>
+                  <div class="button-row">
+                    <button type="button" onClick=${() => enable.run()} disabled=${enable.busy}>Enable again</button>
+                  </div>`
+            }
             <div aria-live="polite">
               ${test.done ? html`<p class="success" role="status">${test.done}</p>` : null}
+              ${enable.done ? html`<p class="success" role="status">${enable.done}</p>` : null}
             </div>
             <${ProblemMessage} error=${test.error} context="No test sent" />
+            <${ProblemMessage} error=${enable.error} context="Not enabled" />
             <${RotateSecret} api=${api} id=${id} />
           </section>
         </div>`
@@ -205,6 +220,7 @@ const AttemptTable = ({ attempts, onRetry, busy }) => {
             <td>
               <span class=${`badge outcome-${attempt.outcome}`}>${attempt.outcome}</span>
               ${attempt.deadLettered ? html` <span class="badge dead-lettered">dead-lettered</span>` : null}
+              ${attempt.outcome === 'gone' ? html`<p class="hint">Not retried: the subscription was disabled.</p>` : null}
             </td>
             <td class="number">${attempt.statusCode ?? html`<span class="muted">—</span>`}</td>
             <td class="number">${attempt.durationMs === null ? html`<span class="muted">—</span>` : `${attempt.durationMs} ms`}</td>
