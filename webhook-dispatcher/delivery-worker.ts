@@ -8,11 +8,12 @@ import type {
   DeliveryLog,
 } from '../projections/webhook-deliveries/delivery-log.ts';
 import type { DeliveryMetrics, DeliveryOutcome } from './delivery-metrics.ts';
-import type {
-  Delivery,
-  DeliveryQueue,
-  NewDelivery,
-  Settlement,
+import {
+  nextAttemptNumber,
+  type Delivery,
+  type DeliveryQueue,
+  type NewDelivery,
+  type Settlement,
 } from '../projections/webhook-deliveries/delivery-queue.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
@@ -244,7 +245,7 @@ export const startDeliveryWorker = ({
     subscriptionId: delivery.subscriptionId,
     eventId: delivery.eventId,
     eventType: delivery.eventType,
-    attempt: delivery.attempts + 1,
+    attempt: nextAttemptNumber(delivery),
     attemptedAt: at.toISOString(),
     durationMs: 0,
     statusCode: null,
@@ -315,7 +316,7 @@ export const startDeliveryWorker = ({
         deliveryId: delivery.id,
         eventId: delivery.eventId,
         eventType: delivery.eventType,
-        attempt: delivery.attempts + 1,
+        attempt: nextAttemptNumber(delivery),
         outcome: judgement.outcome,
         statusCode: judgement.statusCode,
         reason:

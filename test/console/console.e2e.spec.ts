@@ -680,6 +680,20 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       .getByText(/New attempt: order\.created, attempt \d+, failed \(500\)\./)
       .waitFor({ timeout: 20_000 });
     expect((await attempts()).length).toBeGreaterThan(before);
+    // The retry goes on counting the delivery's attempts, and only its newest attempt plans a next one (issue 44, bug 5).
+    await page.locator('table.attempts tbody tr').nth(before).waitFor();
+    const rows = await page.locator('table.attempts tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        delivery: tr.getAttribute('data-delivery'),
+        attempt: tr.querySelector('td:nth-child(3)')?.textContent?.trim(),
+        next: tr.querySelector('td:nth-child(7)')?.textContent?.trim(),
+      })),
+    );
+    const retried = rows.filter(({ delivery }) => delivery === rows[0]!.delivery);
+    expect(retried.map(({ attempt }) => Number(attempt))).toEqual(
+      retried.map((_, index) => retried.length - index),
+    );
+    expect(retried.slice(1).map(({ next }) => next)).toEqual(retried.slice(1).map(() => 'replaced'));
     // Each delivery of the order's one event, the admin's retry included, reached the receiver.
     const created = receiver.received.filter(({ json }) => json.type === 'order.created');
     expect(created.length).toBeGreaterThan(3);

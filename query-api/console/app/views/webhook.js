@@ -224,7 +224,14 @@ const AttemptTable = ({ attempts, onRetry, busy }) => {
             </td>
             <td class="number">${attempt.statusCode ?? html`<span class="muted">—</span>`}</td>
             <td class="number">${attempt.durationMs === null ? html`<span class="muted">—</span>` : `${attempt.durationMs} ms`}</td>
-            <td>${attempt.nextAttemptAt ? html`<${Time} iso=${attempt.nextAttemptAt} />` : html`<span class="muted">none</span>`}</td>
+            <td>${
+              // Only the newest attempt of a delivery says what comes next: a later one replaced the others' plans.
+              !newestOfDelivery.has(attempt.id)
+                ? html`<span class="muted">replaced</span>`
+                : attempt.nextAttemptAt
+                  ? html`<${Time} iso=${attempt.nextAttemptAt} />`
+                  : html`<span class="muted">none</span>`
+            }</td>
             <td>
               ${attempt.error ? html`<p class="hint">${attempt.error}</p>` : null}
               ${
