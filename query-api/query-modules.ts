@@ -64,6 +64,7 @@ export const queryModules = (deps: {
       consistencyTimeoutMs: config.consistencyTimeoutMs,
       reveal: deps.reveal,
       consistencyTokens: deps.consistencyTokens,
+      users: deps.users,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
     catalogQueryModule({

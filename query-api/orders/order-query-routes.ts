@@ -20,6 +20,7 @@ import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { OrderListQuery, OrderReadModel } from '../../projections/orders/order-read-model.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import { decodeOrderEvent } from '../../projections/orders/order-codec.ts';
+import { normalizeEmail, type UserStore } from '../../projections/identity/users.ts';
 import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
 import type { OrderView } from '../../projections/orders/order-projection.ts';
 import { currentOrderResource, orderResource } from '../../projections/orders/order-resource.ts';
@@ -32,6 +33,25 @@ import type { ConsistencyTokens } from '../../infrastructure/http/consistency-to
 export const listingQuery = z.strictObject({
   ...paginationQuery,
   status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
+  idEndsWith: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(z.string().regex(/^[0-9a-f]{8}$/, 'must be an order id’s last 8 hex digits'))
+    .optional()
+    .meta({
+      description:
+        'Only the orders whose id ends with these 8 hex digits: the short id a person reads off a list or a parcel (the last 8, which vary; a UUIDv7 begins with its time).',
+    }),
+  customerEmail: z
+    .string()
+    .max(320)
+    .transform(normalizeEmail)
+    .pipe(z.email('must be an e-mail address'))
+    .optional()
+    .meta({
+      description:
+        'Only the orders of the customer signed up with this e-mail address (none when there is no such customer). For a customer, its own orders if it is its own address, else none.',
+    }),
 });
 
 export const revisionQuery = z
@@ -50,6 +70,8 @@ export type OrderQueryDeps = {
   reveal: Reveal;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
+  /** Finds the customer of `?customerEmail=`. */
+  users: Pick<UserStore, 'findByEmail'>;
 };
 
 const noSuchOrder = 'There is no order with this id.';
@@ -80,6 +102,7 @@ export const orderQueryRoutes = ({
   consistencyTimeoutMs,
   reveal,
   consistencyTokens,
+  users,
 }: OrderQueryDeps): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);
@@ -110,19 +133,31 @@ export const orderQueryRoutes = ({
     if (query.page !== undefined && query.cursor !== undefined) {
       throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
     }
+    // By e-mail: that customer's orders, through the user store's own lookup (the address is neither kept
+    // nor indexed with the orders); an address of nobody, or of another than a customer caller, finds none.
+    const byEmail =
+      query.customerEmail === undefined
+        ? undefined
+        : ((await users.findByEmail(query.customerEmail))?.id ?? null);
+    const findsNone =
+      byEmail === null || (byEmail !== undefined && customerId !== undefined && byEmail !== customerId);
     const filter = {
       ...(customerId === undefined ? {} : { customerId }),
+      ...(byEmail === undefined || byEmail === null ? {} : { customerId: byEmail }),
       ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.idEndsWith === undefined ? {} : { idEndsWith: query.idEndsWith }),
       limit: query.perPage,
     };
 
     if (query.cursor === undefined) {
       const page = query.page ?? 1;
-      const { orders, total } = await readModel.listOrders({
-        ...filter,
-        kind: 'page',
-        offset: (page - 1) * query.perPage,
-      });
+      const { orders, total } = findsNone
+        ? { orders: [], total: 0 }
+        : await readModel.listOrders({
+            ...filter,
+            kind: 'page',
+            offset: (page - 1) * query.perPage,
+          });
       return sendRevealedJson(reveal, request, response, {
         meta: { total: total ?? 0, page, perPage: query.perPage },
         data: orders.map((order) => currentOrderResource(order, caller)),
@@ -142,7 +177,9 @@ export const orderQueryRoutes = ({
           ? { after: decoded.at }
           : { before: decoded.at }),
     };
-    const { orders, hasMore } = await readModel.listOrders(listing);
+    const { orders, hasMore } = findsNone
+      ? { orders: [], hasMore: false }
+      : await readModel.listOrders(listing);
     const link = (direction: 'after' | 'before', order: OrderView | undefined) => {
       if (!order) return null;
       const params = new URLSearchParams({
@@ -150,6 +187,8 @@ export const orderQueryRoutes = ({
         perPage: String(query.perPage),
       });
       if (query.status !== undefined) params.set('status', query.status);
+      if (query.idEndsWith !== undefined) params.set('idEndsWith', query.idEndsWith);
+      if (query.customerEmail !== undefined) params.set('customerEmail', query.customerEmail);
       return `/orders?${params.toString()}`;
     };
     const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });

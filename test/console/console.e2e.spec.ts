@@ -868,6 +868,42 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.context().close();
   });
 
+  it("opens an order by the short id the list shows, a full id, or the customer's e-mail (issue 44, bug 4)", async () => {
+    const page = await signIn(users.staff);
+    await page.locator('table.orders').waitFor();
+    const open = async (typed: string) => {
+      await page.getByLabel('Order id').fill(typed);
+      await page.getByLabel('Order id').press('Enter');
+    };
+    await open(shortId(othersOrder.id).toUpperCase());
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(othersOrder.id)}`) }).waitFor();
+    await page.getByRole('heading', { name: 'Summary' }).waitFor();
+
+    await page.goto(`${consoleUrl}/console#/orders`);
+    await page.locator('table.orders').waitFor();
+    await open(users.otherCustomer.email);
+    await page.getByText(`Orders of ${users.otherCustomer.email}.`).waitFor();
+    await expect
+      .poll(async () =>
+        (
+          await page
+            .locator('table.orders tbody th a')
+            .evaluateAll((links) => links.map((link) => link.getAttribute('title')))
+        ).sort(),
+      )
+      .toEqual(
+        ((await (await api(users.otherCustomer, '/orders?perPage=100')).json()) as { data: OrderBody[] }).data
+          .map(({ id }) => id)
+          .sort(),
+      );
+
+    await page.goto(`${consoleUrl}/console#/orders`);
+    await page.locator('table.orders').waitFor();
+    await open('00000000');
+    await page.getByText('No order of yours to see ends with 00000000.').waitFor();
+    await page.context().close();
+  });
+
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {
     expect(misbehaviour).toEqual([]);
     expect(assetCaching.size).toBeGreaterThanOrEqual(20);

@@ -147,6 +147,51 @@ describe('GET /orders/{id}/events', () => {
   });
 });
 
+describe('GET /orders, found by short id and by customer e-mail', () => {
+  const ids = (page: Page) => page.data.map((order) => order.id);
+
+  it('finds an order by its id’s last 8 hex digits (any case), for staff; a customer only among its own', async () => {
+    const wanted = aliceOrders[2]!;
+    const shortId = wanted.id.slice(-8).toUpperCase();
+    const asStaff = await staff.get(`/orders?page=1&idEndsWith=${shortId}`, {
+      'Consistency-Token': lastTokenOf(staff),
+    });
+    expect(asStaff.status).toBe(200);
+    expect(ids((await asStaff.json()) as Page)).toEqual([wanted.id]);
+    expect(ids((await (await alice.get(`/orders?page=1&idEndsWith=${shortId}`)).json()) as Page)).toEqual([
+      wanted.id,
+    ]);
+    expect(ids((await (await bob.get(`/orders?page=1&idEndsWith=${shortId}`)).json()) as Page)).toEqual([]);
+    const bad = await staff.get('/orders?idEndsWith=xyz');
+    expect(bad.status).toBe(400);
+    expect((await problemOf(bad)).errors?.[0]?.field).toBe('idEndsWith');
+  });
+
+  it('lists a customer’s orders by its e-mail (any case) for staff, and carries the filter in the links', async () => {
+    const byEmail = await staff.get(
+      `/orders?cursor=&perPage=5&customerEmail=${encodeURIComponent(alice.email.toUpperCase())}`,
+    );
+    expect(byEmail.status).toBe(200);
+    const first = (await byEmail.json()) as CursorPage;
+    expect(first.data.map((order) => order.id)).toEqual(aliceOrders.slice(0, 5).map((order) => order.id));
+    expect(first.links.next).toContain(`customerEmail=${encodeURIComponent(alice.email)}`);
+    const rest = (await (await staff.get(first.links.next!)).json()) as CursorPage;
+    expect(rest.data.map((order) => order.id)).toEqual(aliceOrders.slice(5).map((order) => order.id));
+    // Nobody's address, and another's for a customer: no orders, not an error.
+    expect(
+      ids((await (await staff.get('/orders?page=1&customerEmail=nobody%40shop.example')).json()) as Page),
+    ).toEqual([]);
+    expect(
+      ids(
+        (await (
+          await bob.get(`/orders?page=1&customerEmail=${encodeURIComponent(alice.email)}`)
+        ).json()) as Page,
+      ),
+    ).toEqual([]);
+    expect((await staff.get('/orders?customerEmail=not-an-address')).status).toBe(400);
+  });
+});
+
 describe('GET /orders, page variant', () => {
   it('gives a customer only its own orders, newest first, with total, page and perPage', async () => {
     const first = await alice.get('/orders?page=1&perPage=3', { 'Consistency-Token': lastTokenOf(alice) });
