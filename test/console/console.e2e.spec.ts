@@ -37,6 +37,8 @@ const readmeViews: Record<string, string> = {
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const shortId = (id: string) => id.slice(-8);
+/** A phone's window (iPhone 12 to 15): every view is checked at this width too. */
+const phone = { width: 390, height: 844 };
 
 /** The value of one series in a Prometheus text, or undefined. */
 const sample = (text: string, series: string): number | undefined => {
@@ -159,7 +161,10 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     return page;
   };
 
-  /** Once a view has loaded: no serious or critical axe violation, and a screenshot. */
+  /**
+   * Once a view has loaded, at the desktop's width and at a phone's (390 px): no serious or critical axe
+   * violation, nothing wider than the window (no sideways scroll of the page), and a screenshot of each.
+   */
   const checkView = async (page: Page, name: string) => {
     await page.locator('#view-heading').waitFor();
     await expect.poll(() => page.locator('p.loading').count()).toBe(0);
@@ -167,6 +172,26 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
     const readme = readmeViews[name];
     if (readme) await page.screenshot({ path: join(screenshots, 'readme', readme) });
+    const desktop = page.viewportSize()!;
+    await page.setViewportSize(phone);
+    try {
+      expect(await seriousAccessibilityViolations(page), `${name} at ${phone.width} px`).toEqual([]);
+      // What sticks out, outermost first (the table inside a scrolling .table-wrap does not count).
+      const overflowing = (await page.evaluate(`({
+        width: document.documentElement.scrollWidth,
+        widest: [...document.querySelectorAll('body *')]
+          .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 1)
+          .filter((element) => !element.parentElement?.closest('.table-wrap') || getComputedStyle(element).position === 'absolute')
+          .slice(0, 4)
+          .map((element) => element.tagName.toLowerCase() + '.' + String(element.className) + ' ' + Math.round(element.getBoundingClientRect().right)),
+      })`)) as { width: number; widest: string[] };
+      expect(overflowing.width, `${name} at ${phone.width} px: ${overflowing.widest.join('; ')}`).toBe(
+        phone.width,
+      );
+      await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
+    } finally {
+      await page.setViewportSize(desktop);
+    }
     views.push(name);
   };
 
@@ -901,6 +926,60 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.locator('table.orders').waitFor();
     await open('00000000');
     await page.getByText('No order of yours to see ends with 00000000.').waitFor();
+    await page.context().close();
+  });
+
+  it('is usable by keyboard and on a phone: focus before the sections, a status filter that waits for the choice, the timeline in reading order, the orders with total and date (issue 44)', async () => {
+    const page = await signIn(users.staff);
+    await page.locator('table.orders').waitFor();
+    // After signing in, the focus is before the navigation: the keyboard reaches the sections first.
+    expect(
+      await page.evaluate(`(() => {
+        const nav = document.querySelector('nav.main-nav');
+        return Boolean(nav.compareDocumentPosition(document.activeElement) & Node.DOCUMENT_POSITION_PRECEDING);
+      })()`),
+    ).toBe(true);
+
+    // Walking the statuses with the arrow keys reads nothing; Enter reads the chosen one.
+    const listings: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/orders?')) listings.push(request.url());
+    });
+    await page.getByLabel('Status').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    expect(listings).toEqual([]);
+    const chosen = page.waitForRequest((request) => request.url().includes('/orders?'));
+    await page.keyboard.press('Enter');
+    expect(new URL((await chosen).url()).searchParams.get('status')).toBe('shipped');
+
+    // One page of orders: no pager. At a phone's width the table keeps the id, status, total and date.
+    await page.locator('table.orders').waitFor();
+    expect(await page.locator('.pager').count()).toBe(0);
+    await page.setViewportSize(phone);
+    const shown = await page
+      .locator('table.orders thead th')
+      .evaluateAll((cells) =>
+        cells
+          .filter((cell) => (cell as unknown as { offsetParent: unknown }).offsetParent !== null)
+          .map((cell) => cell.textContent?.trim()),
+      );
+    expect(shown).toEqual(['Order', 'Status', 'Total', 'Placed']);
+    const tableRight = await page
+      .locator('table.orders')
+      .evaluate((table) => table.getBoundingClientRect().right);
+    expect(tableRight).toBeLessThanOrEqual(phone.width);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // The timeline: tabbing goes through each event as it reads, changes and state, then the event's data.
+    await page.goto(`${consoleUrl}/console#/orders/${walked.id}/timeline`);
+    const second = page.locator('.timeline-entry[data-revision="1"]');
+    await second.locator('summary').first().waitFor();
+    expect(await second.locator('summary').allInnerTexts()).toEqual([
+      'State after this event (changes highlighted)',
+      'Event data, as stored',
+    ]);
     await page.context().close();
   });
 

@@ -83,7 +83,7 @@ export const OutcomeChart = ({ attempts, id }) => {
       </ul>
       <details>
         <summary>The chart’s numbers</summary>
-        <table class="compact">
+        <div class="table-wrap" tabindex="0"><table class="compact">
           <thead>
             <tr><th scope="col">From (UTC)</th>${outcomes.map((outcome) => html`<th scope="col" class="number">${outcome}</th>`)}<th scope="col" class="number">dead-lettered</th></tr>
           </thead>
@@ -96,7 +96,7 @@ export const OutcomeChart = ({ attempts, id }) => {
               </tr>`,
             )}
           </tbody>
-        </table>
+        </table></div>
       </details>
     </figcaption>
   </figure>`;

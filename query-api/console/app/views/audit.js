@@ -119,7 +119,7 @@ export const AuditView = ({ api, user, route }) => {
 /** @param {{ events: StoredEvent[], showWebhooks: boolean }} props */
 const AuditTable = ({ events, showWebhooks }) => {
   if (events.length === 0) return html`<p class="empty">No events here.</p>`;
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" tabindex="0">
     <table class="audit">
       <caption class="visually-hidden">Events of the log, in log order</caption>
       <thead>

@@ -275,7 +275,7 @@ const Readings = ({ reading, previous, rates, operator }) => {
     <section class="card wide" aria-labelledby="routes-heading">
       <h2 id="routes-heading">Requests per route</h2>
       <p class="hint">Since the process started; the rate is over the last ${seconds ? `${seconds.toFixed(0)} seconds` : 'reading'}.</p>
-      <div class="table-wrap"><table class="routes">
+      <div class="table-wrap" tabindex="0"><table class="routes">
         <caption class="visually-hidden">Requests and errors by route, busiest first</caption>
         <thead>
           <tr>

@@ -147,7 +147,7 @@ const OrderDetails = ({ order }) => {
     }
     <section class="card wide" aria-labelledby="items-heading">
       <h2 id="items-heading">Items</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabindex="0">
         <table>
           <thead><tr><th scope="col">Product</th><th scope="col">Name</th><th scope="col" class="number">Quantity</th><th scope="col" class="number">Unit price</th><th scope="col" class="number">Line total</th></tr></thead>
           <tbody>
@@ -169,7 +169,7 @@ const OrderDetails = ({ order }) => {
       ${
         order.payments.length === 0
           ? html`<p class="empty">No payment recorded.</p>`
-          : html`<div class="table-wrap"><table>
+          : html`<div class="table-wrap" tabindex="0"><table>
             <thead><tr><th scope="col">Received</th><th scope="col">Reference</th><th scope="col" class="number">Amount</th><th scope="col">Id</th></tr></thead>
             <tbody>
               ${order.payments.map(

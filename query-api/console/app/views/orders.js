@@ -7,7 +7,7 @@
  * @typedef {{ api: import('../api.js').Api, user: import('../types.js').CurrentUser, route: import('../router.js').Route }} ViewProps
  */
 import { html } from '../html.js';
-import { useEffect, useState } from '../vendor/hooks.js';
+import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import {
   Loading,
   Pager,
@@ -24,6 +24,17 @@ import { scopeOf } from '../lib/permissions.js';
 import { orderStatuses } from '../lib/vocabulary.js';
 
 const perPage = '20';
+/** The keys that move through a closed select's options in place. */
+const browsingKeys = new Set([
+  'ArrowUp',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'Home',
+  'End',
+  'PageUp',
+  'PageDown',
+]);
 /** The short id the list shows: an order id's last 8 hex digits. */
 const shortIdPattern = /^[0-9a-f]{8}$/;
 
@@ -51,6 +62,12 @@ export const OrdersView = ({ api, user, route }) => {
     return /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body);
   }, [status, cursor, idEndsWith, customerEmail]);
   const [wanted, setWanted] = useState('');
+  const browsingByKeyboard = useRef(false);
+  /** @param {string} chosen */
+  const filterBy = (chosen) => {
+    browsingByKeyboard.current = false;
+    if (chosen !== status) navigate(href('/orders', { status: chosen, idEndsWith, customerEmail }));
+  };
   const [searchError, setSearchError] = useState('');
 
   /**
@@ -105,14 +122,17 @@ export const OrdersView = ({ api, user, route }) => {
         <select
           id="status-filter"
           value=${status}
-          onChange=${(/** @type {Event} */ event) =>
-            navigate(
-              href('/orders', {
-                status: /** @type {HTMLSelectElement} */ (event.currentTarget).value,
-                idEndsWith,
-                customerEmail,
-              }),
-            )}
+          onKeyDown=${(/** @type {KeyboardEvent} */ event) => {
+            browsingByKeyboard.current = browsingKeys.has(event.key);
+            if (event.key === 'Enter') filterBy(/** @type {HTMLSelectElement} */ (event.currentTarget).value);
+          }}
+          onChange=${(/** @type {Event} */ event) => {
+            // Arrow keys walk through the statuses: the list is read once the choice is made (Enter, or
+            // leaving the field), not at every step; a pointer's choice is made at once.
+            if (!browsingByKeyboard.current)
+              filterBy(/** @type {HTMLSelectElement} */ (event.currentTarget).value);
+          }}
+          onBlur=${(/** @type {FocusEvent} */ event) => filterBy(/** @type {HTMLSelectElement} */ (event.currentTarget).value)}
         >
           <option value="">Any status</option>
           ${orderStatuses.map((name) => html`<option value=${name}>${name}</option>`)}
@@ -138,7 +158,7 @@ const OrderTable = ({ page, status, showCustomer }) => {
   if (page.data.length === 0) {
     return html`<p class="empty">${status ? `No ${status} orders.` : 'No orders yet.'}</p>`;
   }
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" tabindex="0">
       <table class="orders">
         <caption class="visually-hidden">
           ${status ? `Orders with the status ${status}` : 'Orders'}, newest first
@@ -147,11 +167,11 @@ const OrderTable = ({ page, status, showCustomer }) => {
           <tr>
             <th scope="col">Order</th>
             <th scope="col">Status</th>
-            ${showCustomer ? html`<th scope="col">Customer</th>` : null}
-            <th scope="col">Items</th>
+            ${showCustomer ? html`<th scope="col" class="optional">Customer</th>` : null}
+            <th scope="col" class="optional">Items</th>
             <th scope="col" class="number">Total</th>
             <th scope="col">Placed</th>
-            <th scope="col">Last change</th>
+            <th scope="col" class="optional">Last change</th>
           </tr>
         </thead>
         <tbody>
@@ -159,11 +179,11 @@ const OrderTable = ({ page, status, showCustomer }) => {
             (order) => html`<tr>
               <th scope="row"><a href=${href(`/orders/${order.id}`)} title=${order.id}><code>${shortId(order.id)}</code><span class="visually-hidden"> (${order.id})</span></a></th>
               <td><${StatusBadge} status=${order.status} /></td>
-              ${showCustomer ? html`<td><code title=${order.customerId}>${shortId(order.customerId)}</code></td>` : null}
-              <td>${order.items.map((item) => `${item.quantity} × ${item.productName}`).join(', ')}</td>
+              ${showCustomer ? html`<td class="optional"><code title=${order.customerId}>${shortId(order.customerId)}</code></td>` : null}
+              <td class="optional">${order.items.map((item) => `${item.quantity} × ${item.productName}`).join(', ')}</td>
               <td class="number">${formatMoney(order.total)}</td>
               <td><${Time} iso=${order.createdAt} /></td>
-              <td><${Time} iso=${order.updatedAt} /></td>
+              <td class="optional"><${Time} iso=${order.updatedAt} /></td>
             </tr>`,
           )}
         </tbody>

@@ -80,6 +80,9 @@ export const TimelineView = ({ api, user, route }) => {
 };
 
 /**
+ * One event: its parts in reading order, which is also the grid's and so the tab order: what changed and
+ * the state after it side by side, then the event's data below them.
+ *
  * @param {{ event: StoredEvent, state: Order | null, previous: Order | null, first: boolean }} props
  */
 const TimelineEntry = ({ event, state, previous, first }) => {
@@ -105,7 +108,6 @@ const TimelineEntry = ({ event, state, previous, first }) => {
         </dl>
       </header>
       <div class=${state ? 'entry-body with-state' : 'entry-body'}>
-      <div class="entry-main">
       ${
         state
           ? html`<section class="changes" aria-label=${`What changed with event ${event.revision}`}>
@@ -131,11 +133,6 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           </section>`
           : null
       }
-      <details class="event-data" open=${!state}>
-        <summary>Event data, as stored</summary>
-        <${JsonValue} value=${event.data} />
-      </details>
-      </div>
       ${
         state
           ? html`<details class="state" open=${!first && changes.length > 0}>
@@ -144,6 +141,10 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           </details>`
           : null
       }
+      <details class="event-data" open=${!state}>
+        <summary>Event data, as stored</summary>
+        <${JsonValue} value=${event.data} />
+      </details>
       </div>
     </article>
   </li>`;

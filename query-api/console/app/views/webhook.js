@@ -195,7 +195,7 @@ const AttemptTable = ({ attempts, onRetry, busy }) => {
     seen.add(attempt.deliveryId);
     newestOfDelivery.add(attempt.id);
   }
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" tabindex="0">
     <table class="attempts">
       <caption class="visually-hidden">Delivery attempts, newest first</caption>
       <thead>

@@ -36,7 +36,7 @@ export const WebhooksView = ({ api }) => {
     }
     ${
       subscriptions.data && subscriptions.data.length > 0
-        ? html`<div class="table-wrap"><table>
+        ? html`<div class="table-wrap" tabindex="0"><table>
           <caption class="visually-hidden">Webhook subscriptions</caption>
           <thead><tr><th scope="col">Receiver</th><th scope="col">State</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Registered</th></tr></thead>
           <tbody>
