@@ -699,6 +699,13 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       .locator('svg.outcome-chart rect.bar')
       .evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('width'))));
     expect(Math.max(...barWidths)).toBeLessThanOrEqual(640 / 12);
+    // Legible at a phone's width too: its words at least 9 px high on the screen.
+    await page.setViewportSize(phone);
+    const labelHeights = await page
+      .locator('svg.outcome-chart text')
+      .evaluateAll((labels) => labels.map((label) => label.getBoundingClientRect().height));
+    expect(Math.min(...labelHeights)).toBeGreaterThanOrEqual(9);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByRole('button', { name: /^Retry delivery of order.created/ }).click();
     await page
