@@ -536,6 +536,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     expect(await page.getByRole('button', { name: /Confirm|Ship|Cancel|Record payment|Retry/ }).count()).toBe(
       0,
     );
+    // Each event in a sentence, money in its currency (issue 44: readable words).
+    await page.getByText('Payment of €10.00 received (reference deposit).').waitFor();
     await checkView(page, '08-timeline-auditor');
 
     // An auditor's order view: the order as it is now, and no action.
@@ -566,6 +568,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       });
     const address = page.getByRole('region', { name: 'Shipping address' });
     await expect.poll(() => address.locator('.badge.erased').count()).toBe(4);
+    // Labels, not field names (issue 44: readable words).
+    expect(await address.locator('dt').allInnerTexts()).toEqual(['Street', 'City', 'Postal code', 'Country']);
     expect(await address.innerText()).not.toContain(anAddress.street);
     await page.getByRole('link', { name: 'Timeline of this order' }).click();
     const placed = page.locator('.timeline-entry[data-revision="0"]');

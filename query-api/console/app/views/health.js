@@ -19,6 +19,7 @@ import { Loading, ProblemMessage, ViewHeading, asProblem } from '../components.j
 import { Sparkline } from '../charts.js';
 import { parsePrometheusText, requestsByRoute, singleValue, valuesByLabel } from '../lib/prometheus.js';
 import { deliveryOutcomes as outcomes } from '../lib/vocabulary.js';
+import { outcomeInWords } from '../lib/sentences.js';
 
 const refreshMs = 5_000;
 const keptReadings = 30;
@@ -242,7 +243,7 @@ const Readings = ({ reading, previous, rates, operator }) => {
                   .filter((outcome) => deliveries[outcome] !== undefined)
                   .map(
                     (outcome) =>
-                      html`<tr><th scope="row">${outcome}</th><td class="number"><${Count} value=${deliveries[outcome]} /></td></tr>`,
+                      html`<tr><th scope="row">${outcomeInWords(outcome)}</th><td class="number"><${Count} value=${deliveries[outcome]} /></td></tr>`,
                   )}
               </tbody>
             </table>`

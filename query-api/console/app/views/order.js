@@ -23,6 +23,7 @@ import { ApiProblem } from '../api.js';
 import { href } from '../router.js';
 import { formatMoney, shortId } from '../lib/format.js';
 import { erasedValue } from '../lib/state-diff.js';
+import { addressLabels } from '../lib/sentences.js';
 
 /**
  * The lifecycle's next step from each status (domain/orders/order-decider.ts decides; this only says which
@@ -125,7 +126,7 @@ const OrderDetails = ({ order }) => {
     <section class="card" aria-labelledby="address-heading">
       <h2 id="address-heading">Shipping address</h2>
       <dl class="facts">
-        ${Object.entries(address).map(([field, value]) => html`<div><dt>${field}</dt><dd><${Text} value=${value} /></dd></div>`)}
+        ${Object.entries(address).map(([field, value]) => html`<div><dt>${addressLabels[field] ?? field}</dt><dd><${Text} value=${value} /></dd></div>`)}
       </dl>
     </section>
     ${

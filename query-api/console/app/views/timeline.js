@@ -21,6 +21,7 @@ import {
 } from '../components.js';
 import { href } from '../router.js';
 import { shortId } from '../lib/format.js';
+import { eventInWords } from '../lib/sentences.js';
 import { may } from '../lib/permissions.js';
 import { changedPaths, containsErased, diffStates } from '../lib/state-diff.js';
 
@@ -97,6 +98,7 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           <span class="revision">#${event.revision}</span> ${event.type}
           ${erased ? html` <${ErasedBadge} />` : null}
         </h2>
+        <p class="sentence">${eventInWords(event)}</p>
         <dl class="entry-facts">
           <div><dt>Time</dt><dd><${Time} iso=${event.occurredAt} /></dd></div>
           <div><dt>Revision</dt><dd>${event.revision}</dd></div>
