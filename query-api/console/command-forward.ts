@@ -9,12 +9,13 @@ export const commandForwardPath = '/console/command';
  * The commands of the public API the console sends, each path with its methods, and nothing else: any other
  * path, or an id of other characters than these, answers 404 to every method, OPTIONS included.
  */
-const commandTemplates: readonly { template: string; methods: readonly ('post' | 'patch')[] }[] = [
+const commandTemplates: readonly { template: string; methods: readonly ('post' | 'patch' | 'delete')[] }[] = [
   ...['confirm', 'ship', 'deliver', 'cancel', 'payments'].map((action) => ({
     template: `/orders/{orderId}/${action}`,
     methods: ['post'] as const,
   })),
-  { template: '/webhooks/{subscriptionId}', methods: ['patch'] },
+  { template: '/webhooks', methods: ['post'] },
+  { template: '/webhooks/{subscriptionId}', methods: ['patch', 'delete'] },
   ...['test', 'rotate-secret'].map((action) => ({
     template: `/webhooks/{subscriptionId}/${action}`,
     methods: ['post'] as const,
@@ -45,7 +46,7 @@ const responseHeaders = [
 /**
  * The distributed mode's query API serves the console, but the commands are the command API's: opened on
  * the query API directly (no method router in front, as with docker-compose.yml), the console sends its
- * commands to /console/command/<the API's path> (POST, or PATCH as the API has it), and this forwards each, as it came, to the same
+ * commands to /console/command/<the API's path> (POST, PATCH or DELETE as the API has it), and this forwards each, as it came, to the same
  * path of the command API's public HTTP API: the command API authenticates, authorizes and decides as for
  * any client, and its answer (status, problem details, ETag, Consistency-Token) goes back unchanged.
  * The request id goes along, so both processes log the request under one id; the client's address goes

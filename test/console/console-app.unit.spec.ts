@@ -3,6 +3,7 @@ import { orderEvents } from '../../domain/orders/order-events.ts';
 import { orderStatuses } from '../../domain/orders/order.ts';
 import { subscriptionEvents } from '../../domain/webhook-subscriptions/subscription-events.ts';
 import { permissions } from '../../domain/identity/permissions.ts';
+import { webhookEventKinds } from '../../domain/webhook-subscriptions/subscription.ts';
 import { createServiceDocument } from '../../openapi/service-document.ts';
 import { consolePermissions, may } from '../../query-api/console/app/lib/permissions.js';
 import { changedPaths, containsErased, diffStates } from '../../query-api/console/app/lib/state-diff.js';
@@ -18,6 +19,7 @@ import { problemInWords } from '../../query-api/console/app/lib/problems.js';
 import {
   deliveryOutcomes,
   eventTypes,
+  webhookEventKinds as consoleWebhookEventKinds,
   orderStatuses as consoleStatuses,
 } from '../../query-api/console/app/lib/vocabulary.js';
 import { rewriteVendorModule } from '../../query-api/console/console-assets.ts';
@@ -50,6 +52,7 @@ describe('the console keeps to the service', () => {
     );
     const outcomeEnum = /"outcome":\{"type":"string","enum":(\[[^\]]*\])/.exec(document)?.[1];
     expect(JSON.parse(outcomeEnum ?? '[]')).toEqual(deliveryOutcomes);
+    expect(consoleWebhookEventKinds).toEqual([...webhookEventKinds]);
   });
 });
 

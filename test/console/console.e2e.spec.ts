@@ -670,7 +670,9 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     const goneRow = page
       .getByRole('row')
       .filter({ has: page.getByRole('link', { name: goneReceiver.url, exact: true }) });
-    expect(await goneRow.locator('.badge').innerText()).toBe('disabled');
+    expect(await goneRow.locator('.badge.state-disabled').innerText()).toBe('disabled');
+    // Its last attempt: the 410 (issue 44: the last outcome per endpoint, so failing ones stand out).
+    expect(await goneRow.locator('.last-outcome .badge').innerText()).toBe('gone');
     expect(await goneRow.innerText()).toContain('The receiver answered 410 Gone.');
     await checkView(page, '09-webhooks');
 
@@ -991,6 +993,50 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       'State after this event (changes highlighted)',
       'Event data, as stored',
     ]);
+    await page.context().close();
+  });
+
+  it('lets an admin manage webhook endpoints: register, see how each delivers, change, disable and remove (issue 44)', async () => {
+    const page = await signIn(users.admin);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.locator('table.subscriptions').waitFor();
+    // The failing ERP receiver stands out: its last outcome, and none of its latest attempts delivered.
+    const erp = page
+      .locator('table.subscriptions tbody tr')
+      .filter({ hasText: 'ERP (down for maintenance)' });
+    expect(await erp.locator('.last-outcome .badge').innerText()).toBe('failed');
+    expect(await erp.locator('.success-rate').innerText()).toMatch(/^0 %/);
+
+    await page.getByText('Register a subscription').click();
+    await page.getByLabel('Receiver URL').fill(receiver.url);
+    await page.getByLabel('payment.received').uncheck();
+    await page.getByLabel('Description (optional)').fill('CRM');
+    await page.getByRole('button', { name: 'Register' }).click();
+    expect(await page.locator('.secret-value').innerText()).toMatch(/^whsec_/);
+    await page.getByRole('link', { name: 'Open the subscription' }).click();
+    await page.getByRole('heading', { name: 'Subscription' }).waitFor();
+    const id = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+    const now = async () =>
+      (await (await api(users.admin, `/webhooks/${id}`)).json()) as Record<string, unknown>;
+    expect(await now()).toMatchObject({
+      events: ['order.created', 'order.status_changed'],
+      description: 'CRM',
+    });
+
+    await page.getByText('Change the URL, events or description').click();
+    await page.getByLabel('Description (optional)').fill('CRM (new)');
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    expect(await now()).toMatchObject({ description: 'CRM (new)' });
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Enable again' }).waitFor();
+    expect(await now()).toMatchObject({ active: false });
+
+    await page.getByRole('button', { name: 'Remove the subscription…' }).click();
+    await page.getByText('it cannot be restored').waitFor();
+    await page.getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.locator('table.subscriptions').waitFor();
+    expect((await api(users.admin, `/webhooks/${id}`)).status).toBe(404);
     await page.context().close();
   });
 

@@ -216,12 +216,12 @@ export class Api {
   }
 
   /**
-   * A command of the API (POST, or PATCH where the API has it), sent where the console sends
+   * A command of the API (POST, or PATCH and DELETE where the API has them), sent where the console sends
    * commands (its origin, or the query API's forward to the command API), with If-Match when the caller
    * read an ETag.
    *
    * @param {string} path
-   * @param {{ body?: unknown, etag?: string | null, method?: 'POST' | 'PATCH' }} [options]
+   * @param {{ body?: unknown, etag?: string | null, method?: 'POST' | 'PATCH' | 'DELETE' }} [options]
    */
   async command(path, { body, etag, method = 'POST' } = {}) {
     /** @type {Record<string, string>} */
