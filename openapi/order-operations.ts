@@ -4,6 +4,7 @@ import { idempotencyKeyFormat } from '../command-api/idempotency/idempotent.ts';
 import { cancelBody, noBody, paymentBody, shipBody } from '../command-api/orders/order-schemas.ts';
 import { createOrderBody } from '../command-api/orders/place-order.ts';
 import { orderStatuses } from '../domain/orders/order.ts';
+import { orderActions } from '../domain/orders/order-actions.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
 import { auditQuery } from '../query-api/audit/audit-routes.ts';
 import { listingQuery, revisionQuery } from '../query-api/orders/order-query-routes.ts';
@@ -74,6 +75,19 @@ export const orderSchema = z
     description: 'An order: prices, names and address as they were at ordering.',
   });
 
+const orderActionsSchema = z.array(z.enum(orderActions)).meta({
+  id: 'OrderActions',
+  description:
+    'What the caller may do to the order now, each the last segment of its command’s path (`record-payment` is POST /orders/{orderId}/payments): allowed from its status by the lifecycle (a payment only while something is outstanding, so none once cancelled) and granted to one of the caller’s roles for this order (a customer’s own only). Offer these and no other; a command can still be refused (409, 412) when the order changed meanwhile. Being the caller’s, the order’s representation and its ETag differ between callers.',
+});
+
+/** The order as it is now, as the caller reads it: with `actions`. */
+export const currentOrderSchema = orderSchema.extend({ actions: orderActionsSchema }).meta({
+  id: 'CurrentOrder',
+  description:
+    'An order as it is now, with what the caller may do to it (`actions`): prices, names and address as they were at ordering.',
+});
+
 export const eventSchema = z
   .strictObject({
     id: z.uuid(),
@@ -128,7 +142,7 @@ const idempotencyKey = z.object({
 
 const orderAfterCommand = (description: string): ApiResponse => ({
   description,
-  body: orderSchema,
+  body: currentOrderSchema,
   headers: { ETag: true, 'Last-Modified': true, 'Consistency-Token': true, 'Cache-Control': 'no-store' },
 });
 
@@ -222,7 +236,10 @@ export const orderOperations: ApiOperation[] = [
     responses: {
       200: {
         description: 'A page of orders.',
-        body: z.union([pageOf(orderSchema, 'OrderPage'), cursorPageOf(orderSchema, 'OrderCursorPage')]),
+        body: z.union([
+          pageOf(currentOrderSchema, 'OrderPage'),
+          cursorPageOf(currentOrderSchema, 'OrderCursorPage'),
+        ]),
         headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
       },
       304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },
@@ -252,8 +269,9 @@ export const orderOperations: ApiOperation[] = [
     headers: consistencyTokenHeader,
     responses: {
       200: {
-        description: 'The order.',
-        body: orderSchema,
+        description:
+          'The order as it is now, with the caller’s `actions`; with `?revision=N`, as it was then, without them (nothing can be done to a past state).',
+        body: z.union([currentOrderSchema, orderSchema]),
         headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': 'private, no-cache' },
       },
       304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },

@@ -73,6 +73,7 @@ export const queryModules = (deps: {
       reveal,
       keyStamp: security.keyring.keyStamp,
       consistencyTokens,
+      users: deps.users,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
     catalogQueryModule({

@@ -4,11 +4,12 @@ import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
 import type { LiveSubscriptionView } from '../webhooks/subscription-view.ts';
 import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
 import type { DeliveryMetrics, DeliveryOutcome } from './delivery-metrics.ts';
-import type {
-  Delivery,
-  DeliveryQueue,
-  NewDelivery,
-  Settlement,
+import {
+  nextAttemptNumber,
+  type Delivery,
+  type DeliveryQueue,
+  type NewDelivery,
+  type Settlement,
 } from '../webhooks/deliveries/delivery-queue.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
@@ -240,7 +241,7 @@ export const startDeliveryWorker = ({
     subscriptionId: delivery.subscriptionId,
     eventId: delivery.eventId,
     eventType: delivery.eventType,
-    attempt: delivery.attempts + 1,
+    attempt: nextAttemptNumber(delivery),
     attemptedAt: at.toISOString(),
     durationMs: 0,
     statusCode: null,
@@ -311,7 +312,7 @@ export const startDeliveryWorker = ({
         deliveryId: delivery.id,
         eventId: delivery.eventId,
         eventType: delivery.eventType,
-        attempt: delivery.attempts + 1,
+        attempt: nextAttemptNumber(delivery),
         outcome: judgement.outcome,
         statusCode: judgement.statusCode,
         reason:

@@ -33,7 +33,8 @@ import { orderCodec } from '../../domain/orders/order-codec.ts';
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import { eventSealer } from '../../infrastructure/personal-data/seal-events.ts';
 import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
-import { orderResource } from '../../domain/orders/order-resource.ts';
+import { currentOrderResource } from '../../domain/orders/order-resource.ts';
+import type { Caller } from '../../domain/orders/order-actions.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { idempotent } from '../idempotency/idempotent.ts';
@@ -71,11 +72,13 @@ const bodyOf = <Schema extends z.ZodType>(schema: Schema, request: Request): z.i
   parseInput(schema, request.body ?? {});
 
 /**
- * The order as sent (personal fields opened): the same bytes, and so the same strong ETag, as the query
- * side's; and the sealed text it was made from.
+ * The order as sent to the caller (personal fields opened, the caller's actions): the same bytes, and so the
+ * same strong ETag, as the query side's for the same caller; and the sealed text it was made from.
  */
-const representationOf = (reveal: Reveal, details: OrderDetails) =>
-  revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt });
+const representationOf = (reveal: Reveal, details: OrderDetails, caller: Caller) =>
+  revealedJsonRepresentation(reveal, currentOrderResource(details, caller), {
+    lastModified: details.updatedAt,
+  });
 
 /**
  * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event (the
@@ -91,7 +94,7 @@ const sendOrder = async (
 ) => {
   const details = handled.view;
   if (!details || handled.readAt === null) throw new Error('an order command found no order');
-  const { representation, sealed } = await representationOf(reveal, details);
+  const { representation, sealed } = await representationOf(reveal, details, principalOf(response));
   response.locals['sealedBody'] = sealed;
   if (status === 201) response.location(`/orders/${details.id}`);
   response
@@ -143,7 +146,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       }
       // The order's version costs opening its personal data and a hash: only for a request that names one.
       if (!asksPreconditions(request)) return;
-      const { representation: current } = await representationOf(reveal, details);
+      const { representation: current } = await representationOf(reveal, details, principalOf(response));
       if (!preconditionsHold(request, current)) {
         throw preconditionFailed(
           'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',

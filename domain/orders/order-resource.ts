@@ -1,4 +1,5 @@
 import { addMoney, moneyToDecimal, zeroMoney, type Money } from '../shared/money.ts';
+import { availableActions, type Caller } from './order-actions.ts';
 import type { OrderDetails } from './order-details.ts';
 
 const money = (value: Money) => ({ amount: moneyToDecimal(value), currency: value.currency });
@@ -47,3 +48,25 @@ export const orderResource = (order: OrderDetails) => {
     updatedAt: order.updatedAt,
   };
 };
+
+/** What is still owed on the order, in minor units (below zero never: payments cannot exceed the total). */
+const outstandingMinorOf = (order: Pick<OrderDetails, 'total' | 'payments'>): number =>
+  order.payments.reduce((rest, payment) => rest - payment.amount.amountMinor, order.total.amountMinor);
+
+/**
+ * The order as it is now, as one caller reads it: the resource, and `actions`, what that caller may do to it
+ * now (domain/orders/order-actions.ts). The representation is then the caller's: its bytes, and so its ETag,
+ * differ between a customer and staff, and both sides of the API make the same ones for the same caller.
+ * Past revisions and webhook payloads use `orderResource`, without them.
+ */
+export const currentOrderResource = (order: OrderDetails, caller: Caller) => ({
+  ...orderResource(order),
+  actions: actionsFor(order, caller),
+});
+
+/** What `caller` may do to the order now (domain/orders/order-actions.ts). */
+export const actionsFor = (order: OrderDetails, caller: Caller) =>
+  availableActions(
+    { customerId: order.customerId, status: order.status, outstandingMinor: outstandingMinorOf(order) },
+    caller,
+  );

@@ -1,10 +1,12 @@
 import type { Representation } from '../../infrastructure/http/representation.ts';
 
 type Kept = { revision: number; stamp: object; representation: Representation };
+type Order = { id: string; revision: number; customerId: string };
 
 /**
  * The representations of the orders read lately, in memory only, so that reading an order again costs no
- * rendering: one per order, at most `size` (the oldest dropped first). One is used only for the revision
+ * rendering: one per order and variant (the actions its reader may take: a customer's, staff's), at most
+ * `size` (the oldest dropped first). One is used only for the revision
  * it was made from, and only while the personal-data key it was opened with is still the one cached
  * (`keyStamp`): an erasure in this process drops it at once, one in another process within the keyring's
  * cache period (docs/personal-data.md).
@@ -18,19 +20,20 @@ export const createOrderRepresentations = ({
 }) => {
   const kept = new Map<string, Kept>();
   return {
-    get(order: { id: string; revision: number; customerId: string }): Representation | undefined {
-      const entry = kept.get(order.id);
+    get(order: Order, variant: string): Representation | undefined {
+      const entry = kept.get(`${order.id} ${variant}`);
       if (entry?.revision === order.revision && entry.stamp === keyStamp(order.customerId)) {
         return entry.representation;
       }
       return undefined;
     },
-    keep(order: { id: string; revision: number; customerId: string }, representation: Representation) {
+    keep(order: Order, variant: string, representation: Representation) {
       const stamp = keyStamp(order.customerId);
       if (stamp === undefined) return;
-      kept.delete(order.id);
+      const key = `${order.id} ${variant}`;
+      kept.delete(key);
       if (kept.size >= size) kept.delete(kept.keys().next().value!);
-      kept.set(order.id, { revision: order.revision, stamp, representation });
+      kept.set(key, { revision: order.revision, stamp, representation });
     },
   };
 };

@@ -20,8 +20,13 @@ export type Delivery = {
   /** The request body, fixed when the event was accepted: every attempt sends the same bytes. */
   body: string;
   status: DeliveryStatus;
-  /** Attempts made so far. */
+  /** Attempts made so far, since an admin's last retry if there was one: what the retry schedule counts. */
   attempts: number;
+  /**
+   * Attempts made before an admin's last retry restarted the schedule (absent: none): the log numbers each
+   * attempt of a delivery on from all of them, so a retried delivery's attempts never repeat a number.
+   */
+  earlierAttempts?: number;
   /** Epoch ms: when a pending delivery may be attempted. */
   nextAttemptAt: number;
   createdAt: number;
@@ -29,7 +34,7 @@ export type Delivery = {
   lease: { owner: string; until: number } | null;
 };
 
-export type NewDelivery = Omit<Delivery, 'status' | 'attempts' | 'lease'>;
+export type NewDelivery = Omit<Delivery, 'status' | 'attempts' | 'earlierAttempts' | 'lease'>;
 
 /** What an attempt leads to. */
 export type Settlement =
@@ -78,7 +83,10 @@ export type DeliveryQueue = {
   settleAll(
     settlements: readonly { delivery: Delivery; settlement: Settlement; now: number }[],
   ): Promise<boolean[]>;
-  /** Makes any delivery pending again, due now, with a fresh count of attempts (an admin's retry). */
+  /**
+   * Makes any delivery pending again, due now, with a fresh count of attempts for the retry schedule (an
+   * admin's retry); the attempts made so far are added to `earlierAttempts`.
+   */
   redeliver(id: string, now: number): Promise<boolean>;
   /** The earliest time a pending delivery falls due; null when none is pending. */
   nextDueAt(): Promise<number | null>;
@@ -95,3 +103,7 @@ export const deliveryIdFor = (subscriptionId: string, eventId: string): string =
   const hex = createHash('sha256').update(`${subscriptionId}\n${eventId}`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex.slice(16, 17), 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 };
+
+/** The number the log gives a delivery's next attempt: 1 for its first, counting on across an admin's retries. */
+export const nextAttemptNumber = (delivery: Pick<Delivery, 'attempts' | 'earlierAttempts'>): number =>
+  (delivery.earlierAttempts ?? 0) + delivery.attempts + 1;

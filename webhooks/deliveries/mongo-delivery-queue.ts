@@ -500,11 +500,21 @@ export const createMongoDeliveryQueue = async (
 
     async redeliver(id, now) {
       const again = { status: 'pending' as const, nextAttemptAt: now, attempts: 0, lease: null };
-      if ((await deliveries.updateOne({ _id: id }, { $set: again })).matchedCount === 1) return true;
+      // The attempts made so far move to earlierAttempts: the log's numbering goes on from them.
+      const earlierOf = (delivery: Pick<DeliveryDocument, 'attempts' | 'earlierAttempts'>) =>
+        (delivery.earlierAttempts ?? 0) + delivery.attempts;
+      const pending = await deliveries.findOne({ _id: id });
+      if (pending) {
+        const reset = { ...again, earlierAttempts: earlierOf(pending) };
+        // Unless attempted meanwhile: then read again.
+        const updated = await deliveries.updateOne({ _id: id, attempts: pending.attempts }, { $set: reset });
+        if (updated.matchedCount === 1) return true;
+        return queue.redeliver(id, now);
+      }
       const done = await settled.findOne({ _id: id });
       if (!done) return false;
       try {
-        await deliveries.insertOne({ ...done, ...again });
+        await deliveries.insertOne({ ...done, ...again, earlierAttempts: earlierOf(done) });
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
         await deliveries.updateOne({ _id: id }, { $set: again });

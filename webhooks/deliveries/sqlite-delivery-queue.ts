@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { addMissingColumns } from '../../infrastructure/sqlite/add-missing-columns.ts';
 import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
 import type { Delivery, DeliveryQueue, DeliveryStatus } from './delivery-queue.ts';
 
@@ -12,6 +13,7 @@ type Row = {
   body: string;
   status: DeliveryStatus;
   attempts: number;
+  earlier_attempts: number;
   next_attempt_at: number;
   created_at: number;
   lease_owner: string | null;
@@ -28,6 +30,7 @@ const deliveryOf = (row: Row): Delivery => ({
   body: row.body,
   status: row.status,
   attempts: row.attempts,
+  ...(row.earlier_attempts > 0 ? { earlierAttempts: row.earlier_attempts } : {}),
   nextAttemptAt: row.next_attempt_at,
   createdAt: row.created_at,
   lease: row.lease_owner === null ? null : { owner: row.lease_owner, until: row.lease_until ?? 0 },
@@ -55,6 +58,7 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
     CREATE INDEX IF NOT EXISTS webhook_deliveries_line
       ON webhook_deliveries (subscription_id, ordering_key, status, sequence);
   `);
+  addMissingColumns(db, 'webhook_deliveries', { earlier_attempts: 'INTEGER NOT NULL DEFAULT 0' });
   const insert = db.prepare(
     `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, ordering_key, sequence, body,
        status, attempts, next_attempt_at, created_at, lease_owner, lease_until)
@@ -72,7 +76,8 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
      WHERE id = ? AND lease_owner = ?`,
   );
   const redeliver = db.prepare(
-    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, attempts = 0,
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?,
+       earlier_attempts = earlier_attempts + attempts, attempts = 0,
        lease_owner = NULL, lease_until = NULL WHERE id = ?`,
   );
   const nextDue = db.prepare(

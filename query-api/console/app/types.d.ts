@@ -3,6 +3,7 @@
 
 export type Role = 'customer' | 'staff' | 'auditor' | 'admin';
 export type OrderStatus = 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+export type OrderAction = 'confirm' | 'ship' | 'deliver' | 'record-payment' | 'cancel';
 export type Money = { amount: number; currency: string };
 
 export type Tokens = {
@@ -24,6 +25,8 @@ export type Order = {
   note: string | null;
   payments: { id: string; amount: Money; reference: string; receivedAt: string }[];
   cancellationReason: string | null;
+  /** What the caller may do to the order now (absent on a past revision). */
+  actions?: OrderAction[];
   /** Once an order that received payments is cancelled: what was paid, owed back. */
   refundDue?: Money;
   /** Once shipped. */
