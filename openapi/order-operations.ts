@@ -3,90 +3,15 @@ import { z } from 'zod';
 import { idempotencyKeyFormat } from '../command-api/idempotency/idempotent.ts';
 import { cancelBody, noBody, paymentBody, shipBody } from '../command-api/orders/order-schemas.ts';
 import { createOrderBody } from '../command-api/orders/place-order.ts';
-import { orderStatuses } from '../domain/orders/order.ts';
-import { orderActions } from '../domain/orders/order-actions.ts';
+import { currentOrderResourceSchema, orderResourceSchema } from '../domain/orders/order-resource.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
 import { auditQuery } from '../query-api/audit/audit-routes.ts';
 import { listingQuery, revisionQuery } from '../query-api/orders/order-query-routes.ts';
-import {
-  shippingAddressSchema,
-  consistencyTokenHeader,
-  cursorPageOf,
-  moneySchema,
-  pageOf,
-  timestamp,
-} from './common-schemas.ts';
+import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
 
-export const orderSchema = z
-  .strictObject({
-    id: z.uuid(),
-    status: z.enum(orderStatuses),
-    customerId: z.string().meta({ description: 'The user who placed the order.' }),
-    items: z
-      .array(
-        z.strictObject({
-          productId: z.string(),
-          productName: z
-            .string()
-            .meta({ description: 'Copied from the catalogue when the order was placed.' }),
-          quantity: z.int().min(1),
-          unitPrice: moneySchema,
-        }),
-      )
-      .min(1),
-    total: moneySchema,
-    shippingAddress: shippingAddressSchema,
-    note: z
-      .string()
-      .nullable()
-      .meta({ description: 'The customer’s note; personal data: `"[erased]"` once the customer is erased.' }),
-    payments: z.array(
-      z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
-    ),
-    cancellationReason: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'Why the order was cancelled, as the customer or staff wrote it; personal data of the order’s ' +
-          'customer whoever wrote it: `"[erased]"` once the customer is erased.',
-      }),
-    refundDue: moneySchema.optional().meta({
-      description:
-        'Once an order that received payments is cancelled: what is owed back to the customer, the sum of its payments, in the order’s currency. Absent otherwise. The service records no refund: settling it is the shop’s, with its payment provider.',
-    }),
-    shipment: z
-      .strictObject({
-        carrier: z.string().nullable(),
-        trackingNumber: z.string().nullable(),
-        trackingUrl: z.string().nullable(),
-        shippedAt: timestamp,
-      })
-      .optional()
-      .meta({
-        description:
-          'Once the order is shipped: how the shipment can be followed (each detail null when not given; null for orders shipped before shipment details existed) and when it left.',
-      }),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-  })
-  .meta({
-    id: 'Order',
-    description: 'An order: prices, names and address as they were at ordering.',
-  });
-
-const orderActionsSchema = z.array(z.enum(orderActions)).meta({
-  id: 'OrderActions',
-  description:
-    'What the caller may do to the order now, each the last segment of its command’s path (`record-payment` is POST /orders/{orderId}/payments): allowed from its status by the lifecycle (a payment only while something is outstanding, so none once cancelled) and granted to one of the caller’s roles for this order (a customer’s own only). Offer these and no other; a command can still be refused (409, 412) when the order changed meanwhile. Being the caller’s, the order’s representation and its ETag differ between callers.',
-});
-
-/** The order as it is now, as the caller reads it: with `actions`. */
-export const currentOrderSchema = orderSchema.extend({ actions: orderActionsSchema }).meta({
-  id: 'CurrentOrder',
-  description:
-    'An order as it is now, with what the caller may do to it (`actions`): prices, names and address as they were at ordering.',
-});
+/** The order resource's one schema (domain/orders/order-resource.ts), under the names the document uses. */
+export const orderSchema = orderResourceSchema;
+export const currentOrderSchema = currentOrderResourceSchema;
 
 export const eventSchema = z
   .strictObject({

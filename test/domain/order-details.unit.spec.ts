@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { detailsOf, evolveDetails } from '../../domain/orders/order-details.ts';
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
-import { orderResource, refundDueOf } from '../../domain/orders/order-resource.ts';
+import { orderResource, orderResourceSchema, refundDueOf } from '../../domain/orders/order-resource.ts';
+import { orderPersonalData } from '../../domain/orders/personal-data.ts';
+import { personalFieldsOf } from '../../domain/shared/resource-shapes.ts';
 import { address, at, customerId, historyIn, line, orderId, orderPlaced } from '../support/order-fixtures.ts';
 
 // The details fold (what an order shows) and the resource built from it, each given a history and then
@@ -126,5 +128,29 @@ describe('the order resource', () => {
       'createdAt',
       'updatedAt',
     ]);
+  });
+});
+
+describe('the personal fields of the order resource', () => {
+  it('are the ones its schema marks, and exactly those that copy a personal field of an event', () => {
+    // Every personal field of every event (domain/orders/personal-data.ts) set to a marker; what shows the
+    // marker in the resource is what the resource copies of personal data.
+    const marker = { sealed: 'marker' };
+    const withMarkers = (event: OrderEvent): OrderEvent => {
+      const data = structuredClone(event.data) as Record<string, unknown>;
+      for (const path of orderPersonalData[event.type]?.fields ?? []) {
+        let holder = data;
+        for (const key of path.slice(0, -1)) holder = holder[key] as Record<string, unknown>;
+        holder[path.at(-1)!] = marker;
+      }
+      return { ...event, data } as OrderEvent;
+    };
+    const history = [orderPlaced(), historyIn('cancelled')[1]!].map(withMarkers);
+    const resource = orderResource(detailsOf(history)!) as Record<string, unknown>;
+    const copying = Object.keys(resource).filter((member) =>
+      JSON.stringify(resource[member]).includes('marker'),
+    );
+    expect(copying.sort()).toEqual(personalFieldsOf(orderResourceSchema).sort());
+    expect(copying.sort()).toEqual(['cancellationReason', 'note', 'shippingAddress']);
   });
 });
