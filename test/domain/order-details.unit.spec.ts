@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detailsOf, evolveDetails } from '../../domain/orders/order-details.ts';
-import type { OrderEvent } from '../../domain/orders/order-events.ts';
+import { orderEvents, type OrderEvent } from '../../domain/orders/order-events.ts';
+import { personalPathsIn } from '../../domain/shared/personal-data.ts';
 import { orderResource, orderResourceSchema, refundDueOf } from '../../domain/orders/order-resource.ts';
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import { personalFieldsOf } from '../../domain/shared/resource-shapes.ts';
@@ -152,5 +153,22 @@ describe('the personal fields of the order resource', () => {
     );
     expect(copying.sort()).toEqual(personalFieldsOf(orderResourceSchema).sort());
     expect(copying.sort()).toEqual(['cancellationReason', 'note', 'shippingAddress']);
+  });
+});
+
+describe('the personal fields of order events', () => {
+  it('are read from the event schemas, and every event type that has any names their owner', () => {
+    expect(orderPersonalData.OrderPlaced?.fields).toEqual([
+      ['shippingAddress', 'street'],
+      ['shippingAddress', 'city'],
+      ['shippingAddress', 'postalCode'],
+      ['shippingAddress', 'country'],
+      ['note'],
+    ]);
+    expect(orderPersonalData.OrderCancelled?.fields).toEqual([['reason']]);
+    const withPersonalFields = Object.entries(orderEvents)
+      .filter(([, versions]) => personalPathsIn(versions.schemas.at(-1)!).length > 0)
+      .map(([type]) => type);
+    expect(withPersonalFields.sort()).toEqual(Object.keys(orderPersonalData).sort());
   });
 });
