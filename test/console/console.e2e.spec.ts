@@ -25,14 +25,19 @@ if (!available) {
 }
 
 /**
- * Every view is photographed here, whole (gitignored); the three the README shows are also taken at the
- * window's size into readme/, to be copied into docs/ when the console changes.
+ * Every view is photographed here, whole, at both widths (gitignored); those docs/console.md shows are also
+ * taken at the window's size into readme/, to be copied into docs/ when the console changes
+ * (scripts/console-screenshots.sh does, made small).
  */
 const screenshots = fileURLToPath(new URL('../../test-output/console/', import.meta.url));
 const readmeViews: Record<string, string> = {
+  '06-order-staff': 'console-order.png',
   '08-timeline-auditor': 'console-timeline.png',
+  '09-webhooks': 'console-webhooks.png',
   '10-webhook': 'console-webhook.png',
   '11-health': 'console-health.png',
+  // At a phone's width (390 x 844).
+  '03-order-customer-phone': 'console-order-phone.png',
 };
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -189,6 +194,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
         phone.width,
       );
       await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
+      const readmePhone = readmeViews[`${name}-phone`];
+      if (readmePhone) await page.screenshot({ path: join(screenshots, 'readme', readmePhone) });
     } finally {
       await page.setViewportSize(desktop);
     }
@@ -819,6 +826,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       expect(await page.locator('main').innerText()).not.toContain(address);
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
       await page.screenshot({ path: join(screenshots, '11-health-projections-down.png'), fullPage: true });
+      // Back for the tests that follow, which read the read models it keeps.
+      await processes.start('projections');
     }
     await signOut(page);
   });
@@ -963,12 +972,14 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
     expect(listings).toEqual([]);
-    const chosen = page.waitForRequest((request) => request.url().includes('/orders?'));
+    const chosen = page.waitForResponse((response) => response.url().includes('/orders?'));
     await page.keyboard.press('Enter');
     expect(new URL((await chosen).url()).searchParams.get('status')).toBe('shipped');
 
     // One page of orders: no pager. At a phone's width the table keeps the id, status, total and date.
-    await page.locator('table.orders').waitFor();
+    await expect
+      .poll(async () => new Set(await page.locator('table.orders tbody .badge').allInnerTexts()))
+      .toEqual(new Set(['shipped']));
     expect(await page.locator('.pager').count()).toBe(0);
     await page.setViewportSize(phone);
     const shown = await page
