@@ -1,0 +1,120 @@
+import { Webhook } from 'standardwebhooks';
+import type { AcknowledgedWrite, LoadOrder } from './load.ts';
+import type { LogEvent } from './log-check.ts';
+
+/** A POST the receiver host recorded, as `GET /received` lists it. */
+export type Receipt = {
+  index: number;
+  receivedAt: string | number;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+};
+
+/** A subscription of the load: the path it delivers to on the receiver, and its signing secret. */
+export type Subscriber = { path: string; secret: string };
+
+export type WebhookVerdict = {
+  owed: number;
+  delivered: number;
+  /** Owed webhooks first received more than `lateAfterMs` after their write was acknowledged. */
+  late: number;
+  missing: { path: string; write: AcknowledgedWrite }[];
+  badSignatures: number;
+  /** The same webhook-id received with different bytes (at least once allows only the same bytes again). */
+  differingDuplicates: number;
+  duplicates: number;
+  /** Within an order, a webhook first received before one of an earlier event of that order. */
+  outOfOrder: number;
+};
+
+const header = (receipt: Receipt, name: string) => {
+  const value = receipt.headers[name] ?? receipt.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+const millisOf = (at: string | number) => (typeof at === 'number' ? at : Date.parse(at));
+
+/** The receipts of one subscriber whose signature holds under its secret (standardwebhooks' own check). */
+const signedReceipts = (receipts: readonly Receipt[], subscriber: Subscriber) => {
+  const webhook = new Webhook(subscriber.secret);
+  const valid: Receipt[] = [];
+  let bad = 0;
+  for (const receipt of receipts.filter(({ path }) => path === subscriber.path)) {
+    try {
+      webhook.verify(receipt.body, {
+        'webhook-id': header(receipt, 'webhook-id') ?? '',
+        'webhook-timestamp': header(receipt, 'webhook-timestamp') ?? '',
+        'webhook-signature': header(receipt, 'webhook-signature') ?? '',
+      });
+      valid.push(receipt);
+    } catch {
+      bad++;
+    }
+  }
+  return { valid, bad };
+};
+
+/**
+ * Every webhook an acknowledged write owes (each subscriber takes every order event) received at least
+ * once with a valid signature; again only as the same bytes; within an order, first receipts in the order
+ * of the events' revisions.
+ */
+export const checkWebhooks = (
+  orders: readonly LoadOrder[],
+  eventOf: ReadonlyMap<string, LogEvent>,
+  receipts: readonly Receipt[],
+  subscribers: readonly Subscriber[],
+  { lateAfterMs }: { lateAfterMs: number },
+): WebhookVerdict => {
+  const verdict: WebhookVerdict = {
+    owed: 0,
+    delivered: 0,
+    late: 0,
+    missing: [],
+    badSignatures: 0,
+    differingDuplicates: 0,
+    duplicates: 0,
+    outOfOrder: 0,
+  };
+  const revisionOf = new Map([...eventOf.values()].map((event) => [event.id, event]));
+  for (const subscriber of subscribers) {
+    const { valid, bad } = signedReceipts(receipts, subscriber);
+    verdict.badSignatures += bad;
+    const first = new Map<string, Receipt>();
+    for (const receipt of valid) {
+      const id = header(receipt, 'webhook-id')!;
+      const earlier = first.get(id);
+      if (!earlier) first.set(id, receipt);
+      else {
+        verdict.duplicates++;
+        if (earlier.body !== receipt.body) verdict.differingDuplicates++;
+      }
+    }
+    for (const order of orders) {
+      let lastRevision = -1;
+      // This order's events as first received, in the order received.
+      const received = [...first.values()]
+        .map((receipt) => ({ receipt, event: revisionOf.get(header(receipt, 'webhook-id')!) }))
+        .filter(({ event }) => event?.streamId.endsWith(order.id))
+        .sort((a, b) => a.receipt.index - b.receipt.index);
+      for (const { event } of received) {
+        if (event!.revision < lastRevision) verdict.outOfOrder++;
+        lastRevision = Math.max(lastRevision, event!.revision);
+      }
+      for (const write of order.writes) {
+        const event = eventOf.get(write.requestId);
+        if (!event) continue; // lost from the log: the log check reports it
+        verdict.owed++;
+        const receipt = first.get(event.id);
+        if (!receipt) {
+          verdict.missing.push({ path: subscriber.path, write });
+          continue;
+        }
+        verdict.delivered++;
+        if (millisOf(receipt.receivedAt) - write.acknowledgedAt > lateAfterMs) verdict.late++;
+      }
+    }
+  }
+  return verdict;
+};
