@@ -1,11 +1,13 @@
 // The quick tour's webhook receiver: checks each delivery's signature (Standard Webhooks) and prints it.
-// WEBHOOK_SECRET=whsec_... node examples/webhook-receiver.mjs [port]   (default 4499, on 127.0.0.1)
+// WEBHOOK_SECRET=whsec_... node examples/webhook-receiver.mjs [port [address]]
+//   (default 4499, on 127.0.0.1, which localhost names too)
 import { createServer } from 'node:http';
 import { argv, env, stdout } from 'node:process';
 import { Webhook } from 'standardwebhooks';
 
 const webhook = new Webhook(env.WEBHOOK_SECRET);
 const port = Number(argv[2] ?? 4499);
+const address = argv[3] === undefined || argv[3] === 'localhost' ? '127.0.0.1' : argv[3];
 const say = (line) => stdout.write(`receiver: ${line}\n`);
 createServer(async (request, response) => {
   let body = '';
@@ -18,4 +20,4 @@ createServer(async (request, response) => {
     say(`signature not verified (${error.message})`);
     response.writeHead(401).end();
   }
-}).listen(port, '127.0.0.1', () => say(`listening on http://127.0.0.1:${port}/`));
+}).listen(port, address, () => say(`listening on http://${address}:${port}/`));

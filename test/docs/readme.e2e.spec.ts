@@ -155,6 +155,62 @@ const logLines = (output: string) =>
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { level: number; msg: string });
 
+/**
+ * With README_ON_STAND=true (`npm run test:readme:stand`, as root beside a running `scripts/stand.sh up`), the
+ * tour runs against the stand of hosts instead of an embedded service: its router is BASE_URL, the tour's
+ * receiver listens at OUTSIDE_ADDRESS (where the stand's hosts reach this namespace), and the admin CLI works
+ * on the stand's stores; all taken from `scripts/stand.sh env` (STAND_ID as set). Every block must be
+ * answered as on one host.
+ */
+const onStand = process.env['README_ON_STAND'] === 'true';
+
+/** The assignments `scripts/stand.sh env` prints (export NAME='value'). */
+const standEnv = (): Record<string, string> => {
+  const printed = spawnSync(join(root, 'scripts/stand.sh'), ['env'], { encoding: 'utf8' });
+  if (printed.status !== 0) throw new Error(`scripts/stand.sh env failed:\n${printed.stderr}`);
+  return Object.fromEntries(
+    [...printed.stdout.matchAll(/^export ([A-Z_]+)='([^']*)'$/gm)].map(([, name, value]) => [name!, value!]),
+  );
+};
+
+type Background = (block: ShellBlock) => Promise<void>;
+
+/** Runs every block in order in one session: a background block through `background`. */
+const runTour = async (session: ReturnType<typeof startSession>, background: Background) => {
+  const ran: string[] = [];
+  try {
+    for (const [index, block] of blocks.entries()) {
+      if (block.mode === 'not-run') {
+        process.stdout.write(`[readme] ${where(block)} not run: ${block.reason}\n`);
+        continue;
+      }
+      if (block.mode === 'background') {
+        await background(block);
+        continue;
+      }
+      const started = performance.now();
+      const printed = await session.run(block, index);
+      ran.push(`${where(block)} ${Math.round(performance.now() - started)} ms`);
+      for (const { pattern, what } of forbiddenOutput) {
+        expect(
+          printed,
+          `${where(block)} printed ${what}:\n${block.code}\n--- output\n${tail(printed)}`,
+        ).not.toMatch(pattern);
+      }
+      for (const text of block.expect) {
+        expect(session.output(), `${where(block)}: expected the output to contain ${text}`).toContain(text);
+      }
+    }
+  } finally {
+    session.stop();
+    process.stdout.write(`[readme] blocks run: ${ran.join(', ')}\n`);
+  }
+  // Output that came late (stderr, the receiver in the background) counts too.
+  for (const { pattern, what } of forbiddenOutput) {
+    expect(session.output(), `the README's commands printed ${what}`).not.toMatch(pattern);
+  }
+};
+
 describe.skipIf(missingTools.length > 0)('README.md, run as written', () => {
   it('has a quick tour to run, and says why any block is not run', () => {
     expect(blocks.filter((block) => block.mode === 'background')).toHaveLength(1);
@@ -163,71 +219,74 @@ describe.skipIf(missingTools.length > 0)('README.md, run as written', () => {
       expect(block.reason, where(block)).not.toBe('');
   });
 
-  it('runs every block on a fresh clone without an error, and the service stops cleanly with SIGTERM', async () => {
-    const port = await freePort();
-    let hooksPort = await freePort();
-    while (hooksPort === port) hooksPort = await freePort();
-    const env = newcomerEnv(port, hooksPort);
-    const session = startSession(env);
-    let service: ReturnType<typeof startBackground> | undefined;
-    const ran: string[] = [];
-    try {
-      for (const [index, block] of blocks.entries()) {
-        if (block.mode === 'not-run') {
-          process.stdout.write(`[readme] ${where(block)} not run: ${block.reason}\n`);
-          continue;
-        }
-        if (block.mode === 'background') {
-          service = startBackground(block, env);
-          const started = service;
-          await pollUntil(
-            `the demo users and GET /health of the service started at ${where(block)}`,
-            async () => {
-              if (started.ended()) throw new Error(`${where(block)} ended:\n${tail(started.output())}`);
-              // As a newcomer would: the tour begins once the first start has printed the demo users,
-              // which it does just after the port answers.
-              if (!started.output().includes('Demo users were created')) return false;
-              try {
-                return (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
-              } catch {
-                return false;
-              }
-            },
-            { timeoutMs: 90_000, intervalMs: 100 },
-          );
-          continue;
-        }
-        const started = performance.now();
-        const printed = await session.run(block, index);
-        ran.push(`${where(block)} ${Math.round(performance.now() - started)} ms`);
-        for (const { pattern, what } of forbiddenOutput) {
-          expect(
-            printed,
-            `${where(block)} printed ${what}:\n${block.code}\n--- output\n${tail(printed)}`,
-          ).not.toMatch(pattern);
-        }
-        for (const text of block.expect) {
-          expect(session.output(), `${where(block)}: expected the output to contain ${text}`).toContain(text);
-        }
-      }
-    } finally {
-      session.stop();
-      process.stdout.write(`[readme] blocks run: ${ran.join(', ')}\n`);
-    }
-    // Output that came late (stderr, the receiver in the background) counts too.
-    for (const { pattern, what } of forbiddenOutput) {
-      expect(session.output(), `the README's commands printed ${what}`).not.toMatch(pattern);
-    }
-    expect(service, 'a background block starting the service').toBeDefined();
-    const log = logLines(service!.output());
-    expect(log.filter((line) => line.level >= 50)).toEqual([]);
-    expect(log.map((line) => line.msg)).toContain(
-      'webhooks may reach loopback, private and cloud metadata addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): for local demos and tests only',
-    );
-    // As a newcomer stops it: SIGTERM to `npm start` (what the block started), and the service is gone.
-    expect(await service!.stop()).toEqual({ code: 0, signal: null });
-    expect(logLines(service!.output()).at(-1)?.msg).toBe('embedded service stopped');
-    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
-    // About 15 s alone; more beside the other suites of npm test on two cores.
-  }, 240_000);
+  it.skipIf(onStand)(
+    'runs every block on a fresh clone without an error, and the service stops cleanly with SIGTERM',
+    async () => {
+      const port = await freePort();
+      let hooksPort = await freePort();
+      while (hooksPort === port) hooksPort = await freePort();
+      const env = newcomerEnv(port, hooksPort);
+      let service: ReturnType<typeof startBackground> | undefined;
+      await runTour(startSession(env), async (block) => {
+        service = startBackground(block, env);
+        const started = service;
+        await pollUntil(
+          `the demo users and GET /health of the service started at ${where(block)}`,
+          async () => {
+            if (started.ended()) throw new Error(`${where(block)} ended:\n${tail(started.output())}`);
+            // As a newcomer would: the tour begins once the first start has printed the demo users,
+            // which it does just after the port answers.
+            if (!started.output().includes('Demo users were created')) return false;
+            try {
+              return (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
+            } catch {
+              return false;
+            }
+          },
+          { timeoutMs: 90_000, intervalMs: 100 },
+        );
+      });
+      expect(service, 'a background block starting the service').toBeDefined();
+      const log = logLines(service!.output());
+      expect(log.filter((line) => line.level >= 50)).toEqual([]);
+      expect(log.map((line) => line.msg)).toContain(
+        'webhooks may reach loopback, private and cloud metadata addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): for local demos and tests only',
+      );
+      // As a newcomer stops it: SIGTERM to `npm start` (what the block started), and the service is gone.
+      expect(await service!.stop()).toEqual({ code: 0, signal: null });
+      expect(logLines(service!.output()).at(-1)?.msg).toBe('embedded service stopped');
+      await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+      // About 15 s alone; more beside the other suites of npm test on two cores.
+    },
+    240_000,
+  );
+
+  it.runIf(onStand)(
+    'runs every block against the stand of hosts (scripts/stand.sh), answered as on one host',
+    async () => {
+      const stand = standEnv();
+      const env = {
+        ...newcomerEnv(0, await freePort()),
+        BASE_URL: stand['BASE_URL']!,
+        HOOKS_HOST: stand['OUTSIDE_ADDRESS']!,
+        // The admin CLI's stores: the stand's event log and read store, and its personal data key.
+        EVENT_LOG_URL: stand['EVENT_LOG_URL']!,
+        MONGODB_URL: stand['MONGODB_URL']!,
+        MONGODB_DATABASE: stand['MONGODB_DATABASE']!,
+        PERSONAL_DATA_KEY_FILE: stand['PERSONAL_DATA_KEY_FILE']!,
+        DATA_DIR: stand['DATA_DIR']!,
+      };
+      let served = false;
+      await runTour(startSession(env), async (block) => {
+        // The stand's processes serve the tour instead of the block's embedded service.
+        process.stdout.write(
+          `[readme] ${where(block)} not run: the stand at ${env.BASE_URL} serves instead\n`,
+        );
+        expect((await fetch(`${env.BASE_URL}/health`)).status).toBe(200);
+        served = true;
+      });
+      expect(served, 'a background block, served by the stand').toBe(true);
+    },
+    240_000,
+  );
 });
