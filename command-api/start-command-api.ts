@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 import { commandModules } from './command-modules.ts';
 import { checkPortAvailable } from '../infrastructure/http/listen.ts';
+import { mongoUnavailable } from '../infrastructure/mongo/mongo-errors.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { seedDemoCatalog } from '../projections/catalog/demo-catalog.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
@@ -105,6 +106,7 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       }),
       auth.module,
     ],
+    storeErrors: [mongoUnavailable],
     readinessChecks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),

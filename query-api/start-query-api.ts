@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { queryModules } from './query-modules.ts';
 import { resolveConsistencyTokenKey } from '../infrastructure/config/consistency-token-environment.ts';
 import { createConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
+import { mongoUnavailable } from '../infrastructure/mongo/mongo-errors.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
 import { roles, staffRoles } from '../domain/identity/roles.ts';
@@ -118,6 +119,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
       }),
       auth.module,
     ],
+    storeErrors: [mongoUnavailable],
     readinessChecks: {
       eventLog: eventLogCheck(eventStore),
       mongodb: pingCheck(mongo.ping),

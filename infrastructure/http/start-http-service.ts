@@ -9,6 +9,7 @@ import type { HttpModule } from './http-module.ts';
 import { listen } from './listen.ts';
 import { dispatchToModules } from './module-dispatch.ts';
 import type { PeerMetrics } from './peer-metrics.ts';
+import type { ErrorMapper } from './problem-details.ts';
 import { startLoadShedding } from './load-shedding.ts';
 
 /** What every HTTP process is configured with, whatever features it mounts. */
@@ -38,6 +39,7 @@ export const startHttpService = async ({
   first,
   modules,
   readinessChecks,
+  storeErrors = [],
   afterListen,
 }: {
   /** How the log names the process: 'embedded service', 'command API', ... */
@@ -50,6 +52,8 @@ export const startHttpService = async ({
   first: RequestHandler;
   modules: readonly HttpModule[];
   readinessChecks: Record<string, ReadinessCheck>;
+  /** How the errors of the process's own stores answer (MongoDB out of reach: 503), after the modules'. */
+  storeErrors?: readonly ErrorMapper[];
   /** Runs once the port is ours (a start that fails to listen must not, for instance, make demo users). */
   afterListen?: () => Promise<void>;
 }): Promise<RunningHttpService> => {
@@ -72,7 +76,7 @@ export const startHttpService = async ({
       privatePaths: modules.flatMap((module) => module.cachePolicy?.privatePaths ?? []),
       publicPaths: modules.flatMap((module) => module.cachePolicy?.publicPaths ?? []),
     },
-    errorMappers: modules.flatMap((module) => module.errorMappers ?? []),
+    errorMappers: [...modules.flatMap((module) => module.errorMappers ?? []), ...storeErrors],
     problemDialects: modules.flatMap((module) => module.problemDialects ?? []),
     loadShedding: loadShedding.middleware,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
