@@ -66,7 +66,7 @@ export default defineConfig({
         test: {
           // The fault suite on the stand of hosts (scripts/stand.sh): `npm run test:faults:hosts`.
           name: 'hosts',
-          include: ['test/hosts/**/*.spec.ts'],
+          include: ['test/hosts/**/*.hosts.spec.ts'],
           testTimeout: 400_000,
           hookTimeout: 180_000,
           fileParallelism: false,

@@ -56,6 +56,9 @@ const cases: FaultCase[] = [
     fault: 'log primary killed, standby promoted',
     holdMs: 0,
     healGoalMs: 30 * seconds,
+    healFrom: 'begin',
+    // The load goes on for as long as in the other cases, on the new primary.
+    afterHealMs: 10 * seconds,
     begin: (fault) => fault('failover'),
     end: async () => {},
   },

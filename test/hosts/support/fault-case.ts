@@ -18,6 +18,13 @@ export type FaultCase = {
   holdMs: number;
   /** From the fault's end until a new write is readable and delivered. */
   healGoalMs: number;
+  /**
+   * 'begin' for a fault the target heals by itself (a failover): its time to heal counts from the fault's
+   * start (the primary's death), not from when the fault command returned.
+   */
+  healFrom?: 'begin' | 'end';
+  /** Load after the heal, before the checks (default loadSettings.afterHealMs). */
+  afterHealMs?: number;
   begin(fault: FaultTarget['fault']): Promise<void>;
   end(fault: FaultTarget['fault']): Promise<void>;
 };
@@ -163,24 +170,28 @@ export const runCase = async (
   let ended = false;
   try {
     await sleep(settings.warmUpMs);
+    const faultBegan = performance.now();
     await faultCase.begin(target.fault);
     report(`${faultCase.name}: ${faultCase.fault} (${load.orders.length} orders placed so far)`);
     await sleep(faultCase.holdMs);
     await faultCase.end(target.fault);
     ended = true;
-    const faultEnded = performance.now();
+    const healingFrom = faultCase.healFrom === 'begin' ? faultBegan : performance.now();
     try {
       await probeWrite(probe, Math.max(faultCase.healGoalMs * 4, 60_000));
-      healMs = performance.now() - faultEnded;
-      report(`${faultCase.name}: healed ${Math.round(healMs)} ms after the fault's end`);
+      healMs = performance.now() - healingFrom;
+      report(
+        `${faultCase.name}: healed ${Math.round(healMs)} ms after the fault's ${faultCase.healFrom ?? 'end'}`,
+      );
     } catch (error) {
       report(`${faultCase.name}: ${(error as Error).message}`);
     }
-    await sleep(settings.afterHealMs);
+    await sleep(faultCase.afterHealMs ?? settings.afterHealMs);
   } finally {
     if (!ended) await faultCase.end(target.fault).catch(() => undefined);
   }
   const orders = await load.stop();
+  const checkStarted = performance.now();
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const answers = classifyAnswers(exchanges, loadSeconds);
 
@@ -196,6 +207,7 @@ export const runCase = async (
   }
   const verify = await runAdmin(['projections:verify'], target.adminEnv);
   const readBackMismatches = await readBack(checking, people.staff[0]!, orders);
+  report(`${faultCase.name}: checked in ${((performance.now() - checkStarted) / 1000).toFixed(1)} s`);
 
   return {
     name: faultCase.name,

@@ -33,10 +33,11 @@ export const readLoadEvents = async (
 ): Promise<LogEvent[]> => {
   const streams = orders.map((order) => orderStreamName(order.id));
   const requestIds = orders.flatMap((order) => order.writes.map((write) => write.requestId));
-  const sql = postgres(
-    eventLogUrl,
-    clientOptions({ url: eventLogUrl, poolSize: 1, statementTimeoutMs: 60_000 }, 'fault-suite-checker'),
-  );
+  const sql = postgres(eventLogUrl, {
+    ...clientOptions({ url: eventLogUrl, poolSize: 1, statementTimeoutMs: 60_000 }, 'fault-suite-checker'),
+    // The primary, not a hot standby: a synchronous standby has a commit on disk before it can show it.
+    target_session_attrs: 'primary',
+  });
   try {
     const rows = await sql<
       { id: string; stream_id: string; revision: string; type: string; request_id: string | null }[]

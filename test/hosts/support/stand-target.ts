@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { FaultTarget } from './fault-target.ts';
@@ -16,7 +18,24 @@ const settingNames = [
   'EVENT_LOG_POLL_INTERVAL_MS',
   'CONSISTENCY_TIMEOUT_MS',
   'READY_CHECK_TIMEOUT_MS',
+  'WEBHOOK_RETRY_SCHEDULE',
 ];
+
+/**
+ * The settings the stand's processes run with, read from their own environment (/proc/PID/environ, by the
+ * pid files in the stand's state dir): a dispatcher's, a command API's and the projections'.
+ */
+const runningSettings = (stateDir: string): Record<string, string> => {
+  const settings: Record<string, string> = {};
+  for (const process of ['disp1', 'cmd1', 'proj']) {
+    const pid = readFileSync(join(stateDir, 'run', `${process}.pid`), 'utf8').trim();
+    for (const entry of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+      const [name, ...value] = entry.split('=');
+      if (name && settingNames.includes(name)) settings[name] = value.join('=');
+    }
+  }
+  return settings;
+};
 
 /** `NAME=value` lines (optionally `export`ed, the value optionally quoted) as a record. */
 export const parseAssignments = (text: string): Record<string, string> => {
@@ -43,7 +62,13 @@ export const standTarget = async (): Promise<FaultTarget> => {
       throw new Error(`scripts/stand.sh env printed no ${name}: is the stand up (scripts/stand.sh up)?`);
     return value;
   };
-  const adminNames = ['MONGODB_URL', 'MONGODB_DATABASE', 'EVENT_LOG_URL', 'PERSONAL_DATA_KEY_FILE'];
+  const adminNames = [
+    'DATA_DIR',
+    'MONGODB_URL',
+    'MONGODB_DATABASE',
+    'EVENT_LOG_URL',
+    'PERSONAL_DATA_KEY_FILE',
+  ];
   return {
     baseUrl: required('BASE_URL'),
     receiverUrl: required('RECEIVER_URL'),
@@ -52,7 +77,7 @@ export const standTarget = async (): Promise<FaultTarget> => {
     adminEnv: Object.fromEntries(
       Object.entries(env).filter(([name]) => adminNames.includes(name) || name.startsWith('PERSONAL_DATA')),
     ),
-    settings: Object.fromEntries(Object.entries(env).filter(([name]) => settingNames.includes(name))),
+    settings: runningSettings(required('STAND_STATE_DIR')),
     async fault(...args) {
       await run(stand, args, { timeout: 180_000 });
     },

@@ -35,22 +35,24 @@ const header = (receipt: Receipt, name: string) => {
 
 const millisOf = (at: string | number) => (typeof at === 'number' ? at : Date.parse(at));
 
-/** The receipts of one subscriber whose signature holds under its secret (standardwebhooks' own check). */
+/**
+ * The receipts of one subscriber whose signature holds under its secret: the signature standardwebhooks
+ * makes of the id, the timestamp and the bytes received is among those sent. (Its `verify` also refuses a
+ * timestamp older than five minutes, which a suite checking earlier cases' webhooks again would hit.)
+ */
 const signedReceipts = (receipts: readonly Receipt[], subscriber: Subscriber) => {
   const webhook = new Webhook(subscriber.secret);
   const valid: Receipt[] = [];
   let bad = 0;
   for (const receipt of receipts.filter(({ path }) => path === subscriber.path)) {
-    try {
-      webhook.verify(receipt.body, {
-        'webhook-id': header(receipt, 'webhook-id') ?? '',
-        'webhook-timestamp': header(receipt, 'webhook-timestamp') ?? '',
-        'webhook-signature': header(receipt, 'webhook-signature') ?? '',
-      });
-      valid.push(receipt);
-    } catch {
-      bad++;
-    }
+    const id = header(receipt, 'webhook-id') ?? '';
+    const timestamp = Number(header(receipt, 'webhook-timestamp'));
+    const sent = (header(receipt, 'webhook-signature') ?? '').split(' ');
+    const signed =
+      Number.isInteger(timestamp) &&
+      sent.includes(webhook.sign(id, new Date(timestamp * 1000), receipt.body));
+    if (signed) valid.push(receipt);
+    else bad++;
   }
   return { valid, bad };
 };
