@@ -22,6 +22,9 @@
 #                     state dir are the stand's own, so that stands of other IDs run beside it
 #   STAND_STATE_DIR   default /tmp/order-service-stand<ID>: data, logs, pid files, keys; removed by `down`
 #   STAND_LOG_LEVEL   the processes' LOG_LEVEL, default warn
+#   STAND_PROCESS_ENV at `up`: more settings for every process, NAME=VALUE separated by spaces (values without
+#                     spaces), after the stand's own, e.g. 'USER_WRITE_LIMIT_ORDERS=0'; kept in the state dir, so
+#                     that `start PROCESS` starts it with them too
 #   SERVICES_CACHE_DIR  builds and downloads, shared with scripts/services.sh
 set -euo pipefail
 
@@ -92,6 +95,7 @@ BASE_URL="http://$(address_of router)"
 RECEIVER_URL="http://$(address_of hooks):$RECEIVER_PORT"
 KEYS_DIR="$STATE_DIR/keys"
 PRIMARY_FILE="$STATE_DIR/log-primary"
+PROCESS_ENV_FILE="$STATE_DIR/process-env"
 
 # ------------------------------------------------------- the processes' env --
 
@@ -161,6 +165,18 @@ EOF
     proj) echo "PORT=3003" ;;
     disp*) echo "PORT=3004" ;;
   esac
+  if [[ -f $PROCESS_ENV_FILE ]]; then cat "$PROCESS_ENV_FILE"; fi
+}
+
+# keep_process_env: STAND_PROCESS_ENV, checked, into the state dir.
+keep_process_env() {
+  local setting settings=()
+  : >"$PROCESS_ENV_FILE"
+  read -ra settings <<<"${STAND_PROCESS_ENV:-}"
+  for setting in "${settings[@]}"; do
+    [[ $setting =~ ^[A-Z][A-Z0-9_]*=[^[:space:]]*$ ]] || die "STAND_PROCESS_ENV: '$setting' is not NAME=VALUE"
+    echo "$setting" >>"$PROCESS_ENV_FILE"
+  done
 }
 
 # ------------------------------------------------------------- processes --
@@ -654,6 +670,7 @@ cmd_up() {
   mkdir -p "$STATE_DIR/run" "$STATE_DIR/logs"
   chmod 755 "$STATE_DIR"
   echo log1 >"$PRIMARY_FILE"
+  keep_process_env
   log "network: bridge $BRIDGE, $SUBNET.0/24, namespaces stand$STAND_ID-*"
   create_network
   "$NODE" "$REPO_DIR/cli/admin.ts" keys:init "$KEYS_DIR" >/dev/null
@@ -671,7 +688,7 @@ cmd_up() {
   create_event_log_database
   make_standby log2 log1
   make_synchronous log1 log2
-  log "event log: primary log1, synchronous standby log2"
+  log "event log: primary log1, synchronous standby log2 ($((SECONDS - started)) s)"
   wait_for "the read store's PostgreSQL" reads_postgres_ready
   create_ferretdb_database
   start_ferretdb
@@ -680,7 +697,7 @@ cmd_up() {
   wait_for "the receiver" http_ok "$RECEIVER_URL/received?from=0"
   wait_for "the forwarder" http_ok "http://$(address_of via):$VIA_CONTROL_PORT/"
 
-  log "starting the processes..."
+  log "stores, router, receiver and forwarder answer ($((SECONDS - started)) s); starting the processes..."
   start_service cmd1
   wait_for cmd1 service_healthy cmd1
   add_demo_users
@@ -689,9 +706,11 @@ cmd_up() {
   for host in cmd2 qry1 qry2 proj disp1 disp2; do wait_for "$host" service_healthy "$host"; done
   wait_for "the router" http_ok "$BASE_URL/health"
   trap - EXIT
+  log "the processes answer ($((SECONDS - started)) s)"
 
   log "a test bench: webhooks to private networks allowed (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)"
   log "settings for fast healing: ${HEALING_SETTINGS[*]}"
+  [[ ! -s $PROCESS_ENV_FILE ]] || log "STAND_PROCESS_ENV: $(paste -sd ' ' "$PROCESS_ENV_FILE")"
   log "the API hosts reach the stores through via (delay 0 until 'delay N')"
   for host in outside "${HOSTS[@]}"; do printf '  %-7s %s\n' "$host" "$(address_of "$host")" >&2; done
   echo "BASE_URL=$BASE_URL"
@@ -735,10 +754,26 @@ cmd_status() {
     if ! in_host "$host" ip link show eth0 2>/dev/null | grep -q 'state UP'; then state="$state, host cut off"; fi
     printf '%-15s %-6s %-14s %s\n' "$process" "$host" "$(address_of "$host")" "$state"
   done
-  printf 'cut between: %s\n' "$(nft list set bridge "$NFT_TABLE" cut 2>/dev/null | sed -n 's/.*elements = { \(.*\) }.*/\1/p')"
-  printf 'loss: %s\n' "$(nft list chain bridge "$NFT_TABLE" loss 2>/dev/null | grep -o 'numgen random mod 100 < [0-9]*' | head -1 || true)"
+  printf 'cut between: %s\n' "$(cuts_by_name)"
+  printf 'loss: %s\n' "$(nft list chain bridge "$NFT_TABLE" loss 2>/dev/null | grep -o 'numgen random mod 100 < [0-9]* counter packets [0-9]*' | sed 's/numgen random mod 100 < \([0-9]*\) counter packets \([0-9]*\)/\1 % (\2 packets dropped)/' | paste -sd ' ' || true)"
   printf 'delay: %s\n' "$(curl -fsS --max-time 2 "http://$(address_of via):$VIA_CONTROL_PORT/" 2>/dev/null || echo unknown)"
   return "$rc"
+}
+
+# cuts_by_name: the pairs of hosts cut off from each other, by name ("disp2-kafka ..."), each pair once.
+cuts_by_name() {
+  local pairs pair a b host names=() seen=" "
+  pairs=$(nft list set bridge "$NFT_TABLE" cut 2>/dev/null | tr -d '\n\t' | sed -n 's/.*elements = { *\([^}]*\)}.*/\1/p')
+  IFS=, read -ra pairs <<<"$pairs"
+  for pair in "${pairs[@]}"; do
+    read -r a _ b <<<"$pair"
+    for host in "${HOSTS[@]}"; do
+      [[ $(address_of "$host") == "$a" ]] && a=$host
+      [[ $(address_of "$host") == "$b" ]] && b=$host
+    done
+    [[ $seen == *" $b-$a "* ]] || { names+=("$a-$b"); seen+="$a-$b "; }
+  done
+  echo "${names[*]}"
 }
 
 cmd_env() {
@@ -834,8 +869,8 @@ cmd_loss() {
   fi
   [[ $percent =~ ^[0-9]{1,2}$ ]] || die "loss takes a percentage below 100, or off"
   # The API hosts reach the stores only through via: both directions of that path.
-  nft add rule bridge "$NFT_TABLE" loss ip saddr @api ip daddr "$via" numgen random mod 100 "<" "$percent" drop
-  nft add rule bridge "$NFT_TABLE" loss ip saddr "$via" ip daddr @api numgen random mod 100 "<" "$percent" drop
+  nft add rule bridge "$NFT_TABLE" loss ip saddr @api ip daddr "$via" numgen random mod 100 "<" "$percent" counter drop
+  nft add rule bridge "$NFT_TABLE" loss ip saddr "$via" ip daddr @api numgen random mod 100 "<" "$percent" counter drop
   log "$percent % of packets dropped between the API hosts and the stores (each way)"
 }
 

@@ -20,6 +20,8 @@ export const clientOptions = (
     .searchParams;
   const user = /^postgres(?:ql)?:\/\/([^:@/]*)(?::[^@/]*)?@/.exec(url)?.[1];
   const sslmode = query.get('sslmode');
+  const targetSessionAttrs = query.get('target_session_attrs') as
+    Options<never>['target_session_attrs'] | null;
   return {
     max: poolSize,
     ssl:
@@ -31,6 +33,12 @@ export const clientOptions = (
     prepare: true,
     fetch_types: false,
     onnotice: () => undefined,
+    // postgres.js takes read-write to mean default_transaction_read_only = off, which a hot standby reports
+    // too: it would settle on a standby named before the primary, and every append would be refused
+    // (25006). libpq's read-write first asks what 'primary' asks postgres.js: not in hot standby.
+    ...(targetSessionAttrs === null
+      ? {}
+      : { target_session_attrs: targetSessionAttrs === 'read-write' ? 'primary' : targetSessionAttrs }),
     connection: {
       application_name: query.get('application_name') ?? applicationName,
       statement_timeout: statementTimeoutMs,
