@@ -142,6 +142,12 @@ const commandProblems = {
 
 const staffOnly = { forbidden: 'The caller is not staff (or admin).' } as const;
 
+/** What an Idempotency-Key adds to a command's problems. */
+const keyProblems = {
+  conflict: 'A request with this Idempotency-Key is still being processed.',
+  'idempotency-key-mismatch': 'This Idempotency-Key was used with a different body.',
+} as const;
+
 const transition = (action: 'confirm' | 'ship' | 'deliver', from: string, to: string): ApiOperation => ({
   method: 'post',
   path: `/orders/{orderId}/${action}`,
@@ -150,7 +156,7 @@ const transition = (action: 'confirm' | 'ship' | 'deliver', from: string, to: st
   summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order (${from} → ${to})`,
   access: accessDescription(`${action}Order`),
   params: orderPath,
-  headers: ifMatch,
+  headers: ifMatch.extend(idempotencyKey.shape),
   ...(action === 'ship'
     ? {
         description:
@@ -159,7 +165,7 @@ const transition = (action: 'confirm' | 'ship' | 'deliver', from: string, to: st
       }
     : { body: { schema: noBody, required: false } }),
   responses: { 200: orderAfterCommand(`The order, now ${to}.`) },
-  problems: { ...staffOnly, ...commandProblems },
+  problems: { ...staffOnly, ...commandProblems, ...keyProblems },
 });
 
 const readProblems = (what: string) =>
@@ -291,14 +297,15 @@ export const orderOperations: ApiOperation[] = [
       'Paid or not: a cancelled order that received payments carries `refundDue`, what was paid, owed back (also in the order.status_changed webhook’s order).',
     access: accessDescription('cancelOrder'),
     params: orderPath,
-    headers: ifMatch,
+    headers: ifMatch.extend(idempotencyKey.shape),
     body: { schema: cancelBody, required: false },
     responses: { 200: orderAfterCommand('The order, now cancelled.') },
     problems: {
       forbidden: 'The caller’s role does not cancel orders (auditors).',
       ...commandProblems,
+      'idempotency-key-mismatch': keyProblems['idempotency-key-mismatch'],
       conflict:
-        'The order’s customer was erased: a reason, free text about the order, cannot be kept. Cancel without one.',
+        'The order’s customer was erased: a reason, free text about the order, cannot be kept. Cancel without one. Or a request with this Idempotency-Key is still being processed.',
     },
   },
   {

@@ -198,6 +198,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     auth,
     authorize('confirmOrder'),
     acceptBody('json'),
+    keyed,
     (request, response) => {
       bodyOf(noBody, request);
       return transition(request, response, (orderId, confirmedAt) => ({
@@ -211,6 +212,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     auth,
     authorize('shipOrder'),
     acceptBody('json'),
+    keyed,
     (request, response) => {
       const { carrier, trackingNumber, trackingUrl } = bodyOf(shipBody, request);
       return transition(request, response, (orderId, shippedAt) => ({
@@ -232,6 +234,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     auth,
     authorize('deliverOrder'),
     acceptBody('json'),
+    keyed,
     (request, response) => {
       bodyOf(noBody, request);
       return transition(request, response, (orderId, deliveredAt) => ({
@@ -245,6 +248,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     auth,
     authorize('cancelOrder'),
     acceptBody('json'),
+    keyed,
     (request, response) => {
       const { reason } = bodyOf(cancelBody, request);
       return transition(request, response, (orderId, cancelledAt) => ({

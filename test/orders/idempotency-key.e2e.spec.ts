@@ -134,6 +134,44 @@ describe('Idempotency-Key on POST /orders/{id}/payments', () => {
   });
 });
 
+describe('Idempotency-Key on every transition', () => {
+  it('replays the first answer of confirm, ship, deliver and cancel to a retry, where a second try without the key is refused', async () => {
+    const { order } = await customer.placeOrder();
+    const steps = [
+      { path: 'confirm', body: {}, status: 'confirmed' },
+      { path: 'ship', body: { carrier: 'DHL' }, status: 'shipped' },
+      { path: 'deliver', body: {}, status: 'delivered' },
+    ];
+    for (const { path, body, status } of steps) {
+      const key = { 'Idempotency-Key': `${order.id}-${path}` };
+      const first = await staff.post(`/orders/${order.id}/${path}`, body, key);
+      const retry = await staff.post(`/orders/${order.id}/${path}`, body, key);
+      expect([first.status, retry.status], path).toEqual([200, 200]);
+      const answer = (await first.json()) as { status: string; version: number };
+      expect(answer.status).toBe(status);
+      expect(await retry.json()).toEqual(answer);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      // Without the key the same request is a new one, and the lifecycle refuses it.
+      expect((await staff.post(`/orders/${order.id}/${path}`, body)).status).toBe(409);
+    }
+    const history = await staff.get(`/orders/${order.id}/events`);
+    const types = ((await history.json()) as { type: string }[]).map((event) => event.type);
+    expect(types).toEqual(['OrderPlaced', 'OrderConfirmed', 'OrderShipped', 'OrderDelivered']);
+  });
+
+  it('cancels once for a customer retrying, and refuses the key with another reason (422)', async () => {
+    const { order } = await customer.placeOrder();
+    const key = { 'Idempotency-Key': `${order.id}-cancel` };
+    const first = await customer.post(`/orders/${order.id}/cancel`, { reason: 'changed my mind' }, key);
+    const retry = await customer.post(`/orders/${order.id}/cancel`, { reason: 'changed my mind' }, key);
+    expect([first.status, retry.status]).toEqual([200, 200]);
+    expect(await retry.text()).toBe(await first.text());
+    const other = await customer.post(`/orders/${order.id}/cancel`, { reason: 'another reason' }, key);
+    expect(other.status).toBe(422);
+    expect((await problemOf(other)).type).toMatch(/idempotency-key-mismatch$/);
+  });
+});
+
 describe('Idempotency-Key expiry', () => {
   it('scopes keys per user, and frees them after 24 h (last: it moves the clock a day on)', async () => {
     const other = await orderActor(service, ['customer']);
