@@ -164,6 +164,9 @@ describe('the distributed mode on a stand of hosts, under faults', () => {
             `${result.answers.perSecond.toFixed(1)} req/s; ${violations.length === 0 ? 'no violation' : violations.join('; ')}`,
         );
         if (!result.readModelsEqualLog) report(`projections:verify: ${result.verifyReport}`);
+        const forbidden = Object.entries(result.answers.forbidden);
+        if (forbidden.length > 0)
+          report(`forbidden answers: ${forbidden.map(([what, n]) => `${what} x${n}`).join(', ')}`);
         for (const mismatch of result.readBackMismatches.slice(0, 5))
           report(`read back ${mismatch.orderId}: ${mismatch.found}`);
         expect(violations).toEqual([]);

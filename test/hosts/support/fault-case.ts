@@ -59,6 +59,8 @@ export type Answers = {
   hangs: number;
   /** The router did not even take the connection. */
   connectionFailures: number;
+  /** The forbidden ones, by operation and outcome ("confirm 500"): where to look. */
+  forbidden: Record<string, number>;
 };
 
 export const classifyAnswers = (exchanges: readonly Exchange[], seconds: number): Answers => {
@@ -70,14 +72,27 @@ export const classifyAnswers = (exchanges: readonly Exchange[], seconds: number)
     unavailableWithoutRetryAfter: 0,
     hangs: 0,
     connectionFailures: 0,
+    forbidden: {},
   };
-  for (const { outcome, retryAfter } of exchanges) {
+  const count = (record: Record<string, number>, key: string) => (record[key] = (record[key] ?? 0) + 1);
+  for (const { operation, outcome, retryAfter } of exchanges) {
     const key = typeof outcome === 'number' ? String(outcome) : outcome;
-    answers.byStatus[key] = (answers.byStatus[key] ?? 0) + 1;
-    if (outcome === 'timeout') answers.hangs++;
-    else if (outcome === 'connection-failed') answers.connectionFailures++;
-    else if (outcome === 503 && retryAfter === null) answers.unavailableWithoutRetryAfter++;
-    else if (outcome >= 500 && outcome !== 503) answers.serverErrors++;
+    count(answers.byStatus, key);
+    const forbidden: keyof Answers | null =
+      outcome === 'timeout'
+        ? 'hangs'
+        : outcome === 'connection-failed'
+          ? 'connectionFailures'
+          : outcome === 503
+            ? retryAfter === null
+              ? 'unavailableWithoutRetryAfter'
+              : null
+            : outcome >= 500
+              ? 'serverErrors'
+              : null;
+    if (forbidden === null) continue;
+    answers[forbidden]++;
+    count(answers.forbidden, `${operation} ${key}`);
   }
   return answers;
 };
