@@ -108,6 +108,21 @@ describe('the webhook check', () => {
     ).toBe(1);
     expect(check([receipt('event-a-0', '{}', { at: 1000 + 15_001 })]).late).toBe(1);
   });
+
+  it('says when the last webhook owed for a write before a moment arrived, and accepts old timestamps', () => {
+    const tenMinutesAgo = new Date(Date.now() - 600_000);
+    const old = receipt('event-a-0', '{"n":0}', { at: 7000 });
+    old.headers['webhook-timestamp'] = String(Math.floor(tenMinutesAgo.getTime() / 1000));
+    old.headers['webhook-signature'] = new Webhook(secret).sign('event-a-0', tenMinutesAgo, '{"n":0}');
+    const verdict = checkWebhooks(
+      orders,
+      eventOf,
+      [old, receipt('event-a-1', '{"n":1}', { at: 9000 })],
+      [{ path: '/hooks/a', secret }],
+      { lateAfterMs: 15_000, backlogOf: 1000 },
+    );
+    expect(verdict).toMatchObject({ badSignatures: 0, delivered: 2, backlogDeliveredAt: 9000 });
+  });
 });
 
 describe('the answers check', () => {

@@ -110,6 +110,11 @@ export type CaseFigures = {
   webhooks: WebhookVerdict;
   /** null: no new write was readable and delivered within the probe's time. */
   healMs: number | null;
+  /**
+   * From the fault's end until the last webhook owed for a write acknowledged before it was received (0: all
+   * were before the end).
+   */
+  backlogMs: number | null;
   healGoalMs: number;
   readModelsEqualLog: boolean;
   verifyReport: string;
@@ -183,6 +188,7 @@ export const runCase = async (
   const load = startLoad({ ...settings, client, customers: people.customers, staff: people.staff });
   let healMs: number | null = null;
   let ended = false;
+  let endedAt = Date.now();
   try {
     await sleep(settings.warmUpMs);
     const faultBegan = performance.now();
@@ -191,6 +197,7 @@ export const runCase = async (
     await sleep(faultCase.holdMs);
     await faultCase.end(target.fault);
     ended = true;
+    endedAt = Date.now();
     const healingFrom = faultCase.healFrom === 'begin' ? faultBegan : performance.now();
     try {
       await probeWrite(probe, Math.max(faultCase.healGoalMs * 4, 60_000));
@@ -214,11 +221,12 @@ export const runCase = async (
   const checking = clientOf(() => undefined);
   await probeWrite({ ...probe, client: checking }, 120_000);
   const log = checkLog(orders, await readLoadEvents(target.eventLogUrl, orders));
-  let webhooks = checkWebhooks(orders, log.eventOf, await receiver.all(), subscribers, settings);
+  const webhookCheck = { ...settings, backlogOf: endedAt };
+  let webhooks = checkWebhooks(orders, log.eventOf, await receiver.all(), subscribers, webhookCheck);
   const waitUntil = performance.now() + settings.webhookWaitMs;
   while (webhooks.missing.length > 0 && performance.now() < waitUntil) {
     await sleep(1000);
-    webhooks = checkWebhooks(orders, log.eventOf, await receiver.all(), subscribers, settings);
+    webhooks = checkWebhooks(orders, log.eventOf, await receiver.all(), subscribers, webhookCheck);
   }
   const verify = await runAdmin(['projections:verify'], target.adminEnv);
   const readBackMismatches = await readBack(checking, people.staff[0]!, orders);
@@ -236,6 +244,8 @@ export const runCase = async (
     outOfOrder: log.outOfOrder.length,
     webhooks,
     healMs,
+    backlogMs:
+      webhooks.backlogDeliveredAt === null ? null : Math.max(0, webhooks.backlogDeliveredAt - endedAt),
     healGoalMs: faultCase.healGoalMs,
     readModelsEqualLog: verify.code === 0,
     verifyReport: `${verify.stdout.trim()} ${verify.stderr.trim()}`.trim(),

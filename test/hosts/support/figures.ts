@@ -28,8 +28,8 @@ export const figuresTable = (
   },
 ): string => {
   const header =
-    '| case | fault (held) | load held | answers not 2xx | acknowledged writes | lost | duplicated | out of order | webhooks owed / delivered / late | webhooks out of order | read models = fold of log | time to heal (goal) |\n' +
-    '|---|---|---|---|---|---|---|---|---|---|---|---|';
+    '| case | fault (held) | load held | answers not 2xx | acknowledged writes | lost | duplicated | out of order | webhooks owed / delivered / late | webhooks out of order | read models = fold of log | time to heal (goal) | webhook backlog delivered |\n' +
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|';
   const rows = cases.map((figures) => {
     const { answers, webhooks } = figures;
     return [
@@ -45,6 +45,7 @@ export const figuresTable = (
       webhooks.outOfOrder,
       figures.readModelsEqualLog ? 'yes' : 'NO',
       `${figures.healMs === null ? 'never' : seconds(figures.healMs)} (< ${seconds(figures.healGoalMs)})`,
+      figures.backlogMs === null ? 'none held' : seconds(figures.backlogMs),
     ].join(' | ');
   });
   const named = (record: Record<string, string | number>) =>
@@ -57,8 +58,8 @@ export const figuresTable = (
     header,
     ...rows.map((row) => `| ${row} |`),
     '',
-    `Processes' settings: ${named(settings) || 'as scripts/stand.sh sets them (it printed none)'}.`,
+    `Processes' settings: ${named(settings) || 'unknown'}.`,
     `Load and client: ${named(load)}.`,
-    '"answers not 2xx": every answer the load got that was not a 2xx, by status (503s all carried Retry-After unless the case failed); "hung": no answer within the client timeout. "late": first received more than lateAfterMs after its write was acknowledged. Duplicated webhooks (same id, same bytes, at least once) are not counted as errors.',
+    '"answers not 2xx": every answer the load got that was not a 2xx, by status (503s all carried Retry-After unless the case failed); "hung": no answer within the client timeout. "late": first received more than lateAfterMs after its write was acknowledged. "time to heal": from the end of the fault (for the failover: the death of the primary) until a new write was readable and its webhook reached both subscribers. "webhook backlog delivered": from the end of the fault until the last webhook owed for a write acknowledged before it was received. Duplicated webhooks (same id, same bytes, at least once) are not counted as errors.',
   ].join('\n');
 };

@@ -26,6 +26,11 @@ export type WebhookVerdict = {
   duplicates: number;
   /** Within an order, a webhook first received before one of an earlier event of that order. */
   outOfOrder: number;
+  /**
+   * When the last webhook owed for a write acknowledged before `backlogOf` was first received (ms since the
+   * epoch; null when there were none): what a fault held back, delivered.
+   */
+  backlogDeliveredAt: number | null;
 };
 
 const header = (receipt: Receipt, name: string) => {
@@ -67,7 +72,7 @@ export const checkWebhooks = (
   eventOf: ReadonlyMap<string, LogEvent>,
   receipts: readonly Receipt[],
   subscribers: readonly Subscriber[],
-  { lateAfterMs }: { lateAfterMs: number },
+  { lateAfterMs, backlogOf = 0 }: { lateAfterMs: number; backlogOf?: number },
 ): WebhookVerdict => {
   const verdict: WebhookVerdict = {
     owed: 0,
@@ -78,6 +83,7 @@ export const checkWebhooks = (
     differingDuplicates: 0,
     duplicates: 0,
     outOfOrder: 0,
+    backlogDeliveredAt: null,
   };
   const revisionOf = new Map([...eventOf.values()].map((event) => [event.id, event]));
   for (const subscriber of subscribers) {
@@ -114,7 +120,10 @@ export const checkWebhooks = (
           continue;
         }
         verdict.delivered++;
-        if (millisOf(receipt.receivedAt) - write.acknowledgedAt > lateAfterMs) verdict.late++;
+        const receivedAt = millisOf(receipt.receivedAt);
+        if (receivedAt - write.acknowledgedAt > lateAfterMs) verdict.late++;
+        if (write.acknowledgedAt <= backlogOf)
+          verdict.backlogDeliveredAt = Math.max(verdict.backlogDeliveredAt ?? 0, receivedAt);
       }
     }
   }
