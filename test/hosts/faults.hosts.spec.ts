@@ -136,7 +136,9 @@ afterAll(async () => {
   await shop?.close();
   await stopTarget();
   if (figures.length === 0) return;
-  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+  const commit = `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' (with changes not committed)' : ''}`;
   const table = figuresTable(figures, {
     settings: target.settings,
     load: loadSettings,

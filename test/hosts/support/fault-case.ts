@@ -188,7 +188,7 @@ export const runCase = async (
   const load = startLoad({ ...settings, client, customers: people.customers, staff: people.staff });
   let healMs: number | null = null;
   let ended = false;
-  let endedAt = Date.now();
+  let endedAt!: number;
   try {
     await sleep(settings.warmUpMs);
     const faultBegan = performance.now();
