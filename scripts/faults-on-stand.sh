@@ -3,7 +3,7 @@
 # On a stand that is up already (every process running: `scripts/stand.sh status`), as in .ci/run after the
 # README's tour, it runs there and leaves the stand up; otherwise it brings one up, runs, and takes it down
 # whatever the outcome. STAND_ID (default 1) picks the stand, so that one runs beside another. The figures
-# go to test-results/hosts-figures.md. Arguments go to vitest:
+# go to test-output/hosts-figures.md. Arguments go to vitest:
 #
 #   npm run test:faults:hosts
 #   STAND_ID=2 npm run test:faults:hosts -- -t '3 Kafka'

@@ -147,8 +147,8 @@ afterAll(async () => {
   });
   const total = `Suite time: ${((performance.now() - suiteStarted) / 1000).toFixed(0)} s.`;
   process.stdout.write(`\n${table}\n${total}\n`);
-  mkdirSync('test-results', { recursive: true });
-  writeFileSync('test-results/hosts-figures.md', `${table}\n${total}\n`);
+  mkdirSync('test-output', { recursive: true });
+  writeFileSync('test-output/hosts-figures.md', `${table}\n${total}\n`);
 });
 
 describe('the distributed mode on a stand of hosts, under faults', () => {
