@@ -166,6 +166,9 @@ describe('the distributed mode on a stand of hosts, under faults', () => {
             `${result.answers.perSecond.toFixed(1)} req/s; ${violations.length === 0 ? 'no violation' : violations.join('; ')}`,
         );
         if (!result.readModelsEqualLog) report(`projections:verify: ${result.verifyReport}`);
+        const notOk = Object.entries(result.answers.notOk);
+        if (notOk.length > 0)
+          report(`answers not 2xx: ${notOk.map(([what, n]) => `${what} x${n}`).join(', ')}`);
         const forbidden = Object.entries(result.answers.forbidden);
         if (forbidden.length > 0)
           report(`forbidden answers: ${forbidden.map(([what, n]) => `${what} x${n}`).join(', ')}`);

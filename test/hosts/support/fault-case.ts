@@ -61,6 +61,8 @@ export type Answers = {
   connectionFailures: number;
   /** The forbidden ones, by operation and outcome ("confirm 500"): where to look. */
   forbidden: Record<string, number>;
+  /** Every answer but a 2xx, by operation and outcome ("read own order 503"). */
+  notOk: Record<string, number>;
 };
 
 export const classifyAnswers = (exchanges: readonly Exchange[], seconds: number): Answers => {
@@ -73,11 +75,13 @@ export const classifyAnswers = (exchanges: readonly Exchange[], seconds: number)
     hangs: 0,
     connectionFailures: 0,
     forbidden: {},
+    notOk: {},
   };
   const count = (record: Record<string, number>, key: string) => (record[key] = (record[key] ?? 0) + 1);
   for (const { operation, outcome, retryAfter } of exchanges) {
     const key = typeof outcome === 'number' ? String(outcome) : outcome;
     count(answers.byStatus, key);
+    if (!key.startsWith('2')) count(answers.notOk, `${operation} ${key}`);
     const forbidden: keyof Answers | null =
       outcome === 'timeout'
         ? 'hangs'
