@@ -64,6 +64,16 @@ export default defineConfig({
       },
       {
         test: {
+          // The fault suite on the stand of hosts (scripts/stand.sh): `npm run test:faults:hosts`.
+          name: 'hosts',
+          include: ['test/hosts/**/*.hosts.spec.ts'],
+          testTimeout: 400_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: ['test/integration/**/*.spec.ts'],
           testTimeout: 60_000,
