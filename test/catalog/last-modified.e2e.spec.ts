@@ -42,6 +42,13 @@ describe('Last-Modified of catalogue responses dated in the future', () => {
               headers: { 'If-Unmodified-Since': lastModified },
             });
             await unmodified.arrayBuffer();
+            // A second boundary between the two requests moves the clamp on: the date sent no longer holds
+            // then, as for a client whose copy is a second old; the pair is asked again.
+            const straddled = Date.parse(unmodified.headers.get('date')!) > Date.parse(date);
+            if (unmodified.status === 412 && straddled) {
+              expect(attempt, `${path}: a pair within one second in 5 tries`).toBeLessThan(5);
+              continue;
+            }
             expect(unmodified.status, `${path} If-Unmodified-Since: ${lastModified}`).toBe(200);
             // ...and still revalidates: the client's copy dated so is current.
             const again = await fetch(`${service.url}${path}`, {
