@@ -89,6 +89,21 @@ describe('POST /auth/token (password grant)', () => {
   it('takes form-encoded bodies too', async () => {
     const response = await postForm(`${service.url}/auth/token`, grant(customer));
     expect(response.status).toBe(200);
+    const tokens = (await response.json()) as {
+      access_token: string;
+      token_type: string;
+      refresh_token: string;
+    };
+    expect(tokens).toMatchObject({
+      token_type: 'Bearer',
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+    });
+    // The token it gives is one the API takes.
+    const me = await fetch(`${service.url}/users/me`, {
+      headers: { Authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(me.status).toBe(200);
   });
 
   it('answers a wrong password and an unknown user alike: 401 invalid_grant with a Bearer challenge', async () => {

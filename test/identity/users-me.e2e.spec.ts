@@ -39,6 +39,7 @@ describe('GET /users/me', () => {
     await service.users.setDisabled(user.id, true);
     const response = await fetch(`${service.url}/users/me`, { headers: user.auth });
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 });
 

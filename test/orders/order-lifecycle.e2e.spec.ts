@@ -488,5 +488,6 @@ describe('preconditions on transitions (If-Match, If-Unmodified-Since, If-None-M
       'If-Match': '"abc"',
     });
     expect(response.status).toBe(404);
+    expect((await problemOf(response)).type).toBe('https://orders.example/problems/not-found');
   });
 });

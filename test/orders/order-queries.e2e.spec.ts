@@ -425,6 +425,8 @@ describe('read your writes: Consistency-Token', () => {
       const { order, consistencyToken } = await bob.placeOrder();
       const read = await bob.get(`/orders/${order.id}`, { 'Consistency-Token': consistencyToken });
       expect(read.status).toBe(200);
+      // The very order the command answered: the same caller reads the same representation.
+      expect(await read.json()).toEqual(order);
     }
   });
 });

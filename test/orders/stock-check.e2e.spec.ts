@@ -65,6 +65,10 @@ describe('POST /orders against the stock available at that moment', () => {
       shippingAddressId: addressId,
     });
     expect(response.status).toBe(201);
+    const order = (await response.json()) as { items: { productId: string; quantity: number }[] };
+    expect(order.items).toEqual([
+      expect.objectContaining({ productId: line(untracked, 1000).productId, quantity: 1000 }),
+    ]);
   });
 
   it('reports the stock beside every other problem of the request, at once', async () => {

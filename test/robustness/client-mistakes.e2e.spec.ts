@@ -100,6 +100,8 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
       body,
     });
     expect(response.status).toBe(201);
+    const order = (await response.json()) as { items: { productId: string; quantity: number }[] };
+    expect(order.items).toEqual([expect.objectContaining({ productId: '1001', quantity: 1 })]);
   });
 
   it('JSON nested deeper than 64 levels, with an Idempotency-Key -> 400, nothing appended', async () => {
