@@ -439,8 +439,27 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       .locator('table.audit tbody tr')
       .evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-position'))))) as number[];
     expect(positions.length).toBeGreaterThanOrEqual(9);
-    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    // Newest first (issue 44): the latest page of the log, the latest event at the top.
+    expect(positions).toEqual([...positions].sort((a, b) => b - a));
     await checkView(page, '07-audit');
+    const rowPositions = () =>
+      page
+        .locator('table.audit tbody tr')
+        .evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-position'))));
+    // A jump to a position: that event at the top, older ones below.
+    const target = positions[3]!;
+    await page.getByLabel('Go to position').fill(String(target));
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
+    await expect.poll(async () => (await rowPositions())[0]).toBe(target);
+    // A correlation id followed: the events of that one request, and nothing else.
+    const first = page.locator('table.audit tbody tr').first();
+    await first.locator('summary').click();
+    const correlation = await first.locator('details a code').innerText();
+    await first.locator('details a').click();
+    await page.getByText(`The events of correlation id ${correlation}`).waitFor();
+    await expect.poll(async () => (await rowPositions()).length).toBeGreaterThanOrEqual(1);
+    await page.getByRole('link', { name: 'Newest first' }).click();
+    await expect.poll(async () => (await rowPositions())[0]).toBe(positions[0]);
 
     // The hash-chained export, built in the page: it verifies with the CLI, and holds what the CLI's holds.
     await page.getByRole('button', { name: 'Export the log' }).click();

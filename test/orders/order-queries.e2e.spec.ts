@@ -306,6 +306,24 @@ describe('GET /audit/events', () => {
     expect(back.links.prev).toBeNull();
   });
 
+  it('gives the newest events with ?newest=true, in log order, the prev link to older ones', async () => {
+    const all: AuditPage['data'] = [];
+    for (let link: string | null = '/audit/events?limit=1000'; link;) {
+      const page = (await (await auditor.get(link)).json()) as AuditPage;
+      all.push(...page.data);
+      link = page.links.next;
+    }
+    const newest = (await (await auditor.get('/audit/events?newest=true&limit=3')).json()) as AuditPage;
+    expect(newest.data.map((event) => event.position)).toEqual(all.slice(-3).map((event) => event.position));
+    expect(newest.links.next).toBeNull();
+    const older = (await (await auditor.get(newest.links.prev!)).json()) as AuditPage;
+    expect(older.data.map((event) => event.position)).toEqual(
+      all.slice(-6, -3).map((event) => event.position),
+    );
+    const both = await auditor.get(`/audit/events?newest=true&after=${all[0]!.position}`);
+    expect((await problemOf(both)).errors?.[0]?.field).toBe('newest');
+  });
+
   it('answers 403 to customers and staff, 400 to a bad position', async () => {
     expect((await alice.get('/audit/events')).status).toBe(403);
     expect((await staff.get('/audit/events')).status).toBe(403);
