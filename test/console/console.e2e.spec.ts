@@ -72,7 +72,9 @@ const seriousAccessibilityViolations = async (page: Page) => {
     );
 };
 
-describe.skipIf(!available)('the console at /console, in headless Chromium', () => {
+// Each test walks several views, each checked with axe-core at two widths: more than the project's 30 s on a
+// loaded machine.
+describe.skipIf(!available)('the console at /console, in headless Chromium', { timeout: 90_000 }, () => {
   let service: TestService;
   let consoleUrl: string;
   let browser: Browser;
