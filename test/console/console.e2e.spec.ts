@@ -968,6 +968,15 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.locator('table.orders').waitFor();
     await open('00000000');
     await page.getByText('No order of yours to see ends with 00000000.').waitFor();
+
+    // Orders placed in a span of days (GET /orders?placedFrom=&placedBefore=): none from tomorrow, all of today.
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('Placed on or after').fill(tomorrow);
+    await page.getByText('No orders yet.').waitFor();
+    await page.getByLabel('Placed on or after').fill(today);
+    await page.getByLabel('Placed on or before').fill(today);
+    await page.locator('table.orders tbody tr').first().waitFor();
     await page.context().close();
   });
 

@@ -167,6 +167,23 @@ describe('GET /orders, found by short id and by customer e-mail', () => {
     expect((await problemOf(bad)).errors?.[0]?.field).toBe('idEndsWith');
   });
 
+  it('keeps to the orders placed in a span of time, given as dates or times; 400 to another form', async () => {
+    // Alice's seven orders were placed a second apart, the oldest last in aliceOrders.
+    const from = aliceOrders[4]!.createdAt;
+    const before = aliceOrders[1]!.createdAt;
+    const page = (await (
+      await alice.get(`/orders?page=1&placedFrom=${from}&placedBefore=${before}`, {
+        'Consistency-Token': lastTokenOf(alice),
+      })
+    ).json()) as Page;
+    expect(ids(page)).toEqual(aliceOrders.slice(2, 5).map((order) => order.id));
+    const day = from.slice(0, 10);
+    const wholeDay = (await (await alice.get(`/orders?page=1&placedFrom=${day}`)).json()) as Page;
+    expect(wholeDay.meta.total).toBe(7);
+    const bad = await alice.get('/orders?placedFrom=yesterday');
+    expect((await problemOf(bad)).errors?.[0]?.field).toBe('placedFrom');
+  });
+
   it('lists a customer’s orders by its e-mail (any case) for staff, and carries the filter in the links', async () => {
     const byEmail = await staff.get(
       `/orders?cursor=&perPage=5&customerEmail=${encodeURIComponent(alice.email.toUpperCase())}`,
