@@ -173,6 +173,12 @@ export const createMongoOrderReadModel = async (
       if (query.status !== undefined) filter.status = query.status;
       // The id index's keys, read for the ones ending so (hex digits only: checked where the query is parsed).
       if (query.idEndsWith !== undefined) filter._id = { $regex: `${query.idEndsWith}$` };
+      if (query.placedFrom !== undefined || query.placedBefore !== undefined) {
+        filter.createdAt = {
+          ...(query.placedFrom === undefined ? {} : { $gte: query.placedFrom }),
+          ...(query.placedBefore === undefined ? {} : { $lt: query.placedBefore }),
+        };
+      }
       if (query.kind === 'page') {
         const [total, documents] = await Promise.all([
           // All orders: the collection's count, from its metadata (counting matches would scan it).

@@ -8,6 +8,9 @@ export type OrderListQuery = {
   status?: OrderStatus;
   /** Only orders whose id ends with these 8 lowercase hex digits: the short id the console shows. */
   idEndsWith?: string;
+  /** Only orders placed at or after this time, and before that one (ISO 8601 UTC with milliseconds). */
+  placedFrom?: string;
+  placedBefore?: string;
   limit: number;
 } & (
   | { kind: 'page'; offset: number }

@@ -125,6 +125,15 @@ export const createSqliteOrderReadModel = (
         where.push('status = ?');
         values.push(query.status);
       }
+      // Times as the views store them (ISO 8601 UTC with milliseconds): in order as text, in the listing indexes.
+      if (query.placedFrom !== undefined) {
+        where.push('created_at >= ?');
+        values.push(query.placedFrom);
+      }
+      if (query.placedBefore !== undefined) {
+        where.push('created_at < ?');
+        values.push(query.placedBefore);
+      }
       if (query.idEndsWith !== undefined) {
         where.push(`${shortIdOfRow} = ?`);
         values.push(query.idEndsWith);

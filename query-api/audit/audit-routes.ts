@@ -39,6 +39,10 @@ const refusedAs =
 export const auditQuery = z.strictObject({
   after: position.optional(),
   before: position.optional(),
+  newest: z.literal('true', { error: 'must be true, or absent' }).optional().meta({
+    description:
+      'The latest `limit` events of the log (in log order within the page, the prev link to older ones): where an operator starts reading. Not with after or before.',
+  }),
   limit: z
     .string()
     .regex(/^\d+$/, 'must be a whole number')
@@ -70,10 +74,16 @@ export const auditRoutes = ({ eventStore, authenticator, reveal, webhookCipher }
     authenticate(authenticator),
     authorize('listAuditEvents'),
     async (request, response) => {
-      const { after, before, limit } = parseInput(auditQuery, request.query, 'query');
-      if (after !== undefined && before !== undefined) {
+      const query = parseInput(auditQuery, request.query, 'query');
+      const { after, limit } = query;
+      if (after !== undefined && query.before !== undefined) {
         throw validationFailed([{ field: 'before', message: 'use either after or before, not both' }]);
       }
+      if (query.newest !== undefined && (after !== undefined || query.before !== undefined)) {
+        throw validationFailed([{ field: 'newest', message: 'use newest without after or before' }]);
+      }
+      // The newest events: those before the highest position a log can hold.
+      const before = query.newest === undefined ? query.before : eventStore.maxPosition;
       const beyond = Object.entries({ after, before }).filter(
         ([, position]) => position !== undefined && position > eventStore.maxPosition,
       );
@@ -94,7 +104,8 @@ export const auditRoutes = ({ eventStore, authenticator, reveal, webhookCipher }
           .catch(refusedAs('before'));
         moreOlder = page.length > limit;
         events = page.slice(0, limit).reverse();
-        moreNewer = events.length > 0;
+        // The newest page has nothing newer (yet): no next link.
+        moreNewer = query.newest === undefined && events.length > 0;
       } else {
         const page = await eventStore
           .readAll({ ...(after === undefined ? {} : { after }), maxCount: limit + 1 })

@@ -31,6 +31,13 @@ import { readYourWrites } from '../read-your-writes.ts';
 import { createOrderRepresentations } from './order-representations.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 
+/** A time of the listing's filters: a date (midnight UTC) or a date and time, as the views store it. */
+const placedAt = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/, 'must be an ISO 8601 date, or date and time')
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date, or date and time')
+  .transform((value) => new Date(value).toISOString());
+
 export const listingQuery = z.strictObject({
   ...paginationQuery,
   status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
@@ -43,6 +50,13 @@ export const listingQuery = z.strictObject({
       description:
         'Only the orders whose id ends with these 8 hex digits: the short id a person reads off a list or a parcel (the last 8, which vary; a UUIDv7 begins with its time).',
     }),
+  placedFrom: placedAt.optional().meta({
+    description:
+      'Only the orders placed at or after this time: an ISO 8601 date (`2026-11-27`, midnight UTC) or date and time.',
+  }),
+  placedBefore: placedAt.optional().meta({
+    description: 'Only the orders placed before this time, in the same form as placedFrom.',
+  }),
   customerEmail: z
     .string()
     .max(320)
@@ -163,6 +177,8 @@ export const orderQueryRoutes = ({
       ...(byEmail === undefined || byEmail === null ? {} : { customerId: byEmail }),
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.idEndsWith === undefined ? {} : { idEndsWith: query.idEndsWith }),
+      ...(query.placedFrom === undefined ? {} : { placedFrom: query.placedFrom }),
+      ...(query.placedBefore === undefined ? {} : { placedBefore: query.placedBefore }),
       limit: query.perPage,
     };
 
@@ -206,6 +222,8 @@ export const orderQueryRoutes = ({
       if (query.status !== undefined) params.set('status', query.status);
       if (query.idEndsWith !== undefined) params.set('idEndsWith', query.idEndsWith);
       if (query.customerEmail !== undefined) params.set('customerEmail', query.customerEmail);
+      if (query.placedFrom !== undefined) params.set('placedFrom', query.placedFrom);
+      if (query.placedBefore !== undefined) params.set('placedBefore', query.placedBefore);
       return `/orders?${params.toString()}`;
     };
     const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });

@@ -197,6 +197,23 @@ export const orderReadModelContract = (
         ).toBe(0);
       });
 
+      it('keeps to the orders placed in a span of time, in both kinds of listing', async () => {
+        // The seven were placed at 11:00 to 11:06; from 11:02, before 11:05: the third to the fifth.
+        const span = { placedFrom: '2026-11-21T11:02:00.000Z', placedBefore: '2026-11-21T11:05:00.000Z' };
+        const page = await model.listOrders({
+          kind: 'page',
+          customerId: customer,
+          ...span,
+          offset: 0,
+          limit: 10,
+        });
+        expect(page.orders.map((o) => o.id)).toEqual(ids.slice(2, 5).reverse());
+        expect(page.total).toBe(3);
+        const cursor = await model.listOrders({ kind: 'cursor', customerId: customer, ...span, limit: 2 });
+        expect(cursor.orders.map((o) => o.id)).toEqual(ids.slice(3, 5).reverse());
+        expect(cursor.hasMore).toBe(true);
+      });
+
       it('walks with cursors in both directions', async () => {
         const first = await model.listOrders({ kind: 'cursor', customerId: customer, limit: 3 });
         expect(first.orders.map((o) => o.id)).toEqual(newestFirst().slice(0, 3));

@@ -144,12 +144,11 @@ it('GET /orders/{id}?revision=N: no shipment before the ship; from it, the order
     expect(confirmed.status).toBe('confirmed');
     expect(confirmed).not.toHaveProperty('shipment');
 
-    // A past state offers nothing to do: the same order, without `actions` (so other bytes, another ETag).
+    // The current order also names what its reader may do now, which a past state does not: the rest is equal.
     const [atShip, current] = await Promise.all([get(`/orders/${id}?revision=2`), get(`/orders/${id}`)]);
-    const { actions, ...withoutActions } = (await current.json()) as OrderBody & { actions: string[] };
+    const { actions, ...state } = (await current.json()) as OrderBody & { actions: string[] };
     expect(actions).toEqual(['deliver', 'record-payment']);
-    expect(await atShip.json()).toEqual(withoutActions);
-    expect(atShip.headers.get('etag')).not.toBe(current.headers.get('etag'));
+    expect(await atShip.json()).toEqual(state);
   }
 });
 
@@ -167,10 +166,10 @@ it('webhooks carry the shipment inside the order, and a redelivery carries it ag
   const [todayChange] = (await receiver.waitFor((all) => all.some(shipmentsOf(today.id)))).filter(
     shipmentsOf(today.id),
   );
-  // The webhook's order is the resource without `actions`, which are a reader's (the command's answer has them).
-  const { actions: _actions, ...shippedOrder } = today.shipped as OrderBody & { actions?: string[] };
+  // The order as the command answered it, but for its `actions`: a webhook's order is nobody's in particular.
+  const { actions: _actions, ...shippedOrder } = today.shipped as OrderBody & { actions?: unknown };
   expect(todayChange!.json.data).toMatchObject({ to: 'shipped', order: shippedOrder });
-  expect(todayChange!.json.data['order']).not.toHaveProperty('actions');
+  expect(todayChange!.json.data.order).not.toHaveProperty('actions');
 
   const attempt = (await admin.attempts(subscriptionId)).find((a) => a.eventId === old.eventId)!;
   const retried = await admin.post(`/webhooks/${subscriptionId}/deliveries/${attempt.deliveryId}/retry`);

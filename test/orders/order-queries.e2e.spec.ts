@@ -167,6 +167,23 @@ describe('GET /orders, found by short id and by customer e-mail', () => {
     expect((await problemOf(bad)).errors?.[0]?.field).toBe('idEndsWith');
   });
 
+  it('keeps to the orders placed in a span of time, given as dates or times; 400 to another form', async () => {
+    // Alice's seven orders were placed a second apart, the oldest last in aliceOrders.
+    const from = aliceOrders[4]!.createdAt;
+    const before = aliceOrders[1]!.createdAt;
+    const page = (await (
+      await alice.get(`/orders?page=1&placedFrom=${from}&placedBefore=${before}`, {
+        'Consistency-Token': lastTokenOf(alice),
+      })
+    ).json()) as Page;
+    expect(ids(page)).toEqual(aliceOrders.slice(2, 5).map((order) => order.id));
+    const day = from.slice(0, 10);
+    const wholeDay = (await (await alice.get(`/orders?page=1&placedFrom=${day}`)).json()) as Page;
+    expect(wholeDay.meta.total).toBe(7);
+    const bad = await alice.get('/orders?placedFrom=yesterday');
+    expect((await problemOf(bad)).errors?.[0]?.field).toBe('placedFrom');
+  });
+
   it('lists a customer’s orders by its e-mail (any case) for staff, and carries the filter in the links', async () => {
     const byEmail = await staff.get(
       `/orders?cursor=&perPage=5&customerEmail=${encodeURIComponent(alice.email.toUpperCase())}`,
@@ -304,6 +321,24 @@ describe('GET /audit/events', () => {
     const back = (await (await admin.get(second.links.prev!)).json()) as AuditPage;
     expect(back.data.map((event) => event.position)).toEqual(all.slice(0, 4).map((event) => event.position));
     expect(back.links.prev).toBeNull();
+  });
+
+  it('gives the newest events with ?newest=true, in log order, the prev link to older ones', async () => {
+    const all: AuditPage['data'] = [];
+    for (let link: string | null = '/audit/events?limit=1000'; link;) {
+      const page = (await (await auditor.get(link)).json()) as AuditPage;
+      all.push(...page.data);
+      link = page.links.next;
+    }
+    const newest = (await (await auditor.get('/audit/events?newest=true&limit=3')).json()) as AuditPage;
+    expect(newest.data.map((event) => event.position)).toEqual(all.slice(-3).map((event) => event.position));
+    expect(newest.links.next).toBeNull();
+    const older = (await (await auditor.get(newest.links.prev!)).json()) as AuditPage;
+    expect(older.data.map((event) => event.position)).toEqual(
+      all.slice(-6, -3).map((event) => event.position),
+    );
+    const both = await auditor.get(`/audit/events?newest=true&after=${all[0]!.position}`);
+    expect((await problemOf(both)).errors?.[0]?.field).toBe('newest');
   });
 
   it('answers 403 to customers and staff, 400 to a bad position', async () => {

@@ -1,6 +1,7 @@
 /**
- * The audit log: the whole event log in log order (GET /audit/events), with positions, a filter by event
- * type, a link from each event to its order's timeline, and the hash-chained export built here from the
+ * The audit log: the whole event log newest first (GET /audit/events?newest=true), with positions, a jump
+ * to a position, filters by event type, stream, acting user and correlation id (read forward through the
+ * log), a link from each event to its order's timeline, and the hash-chained export built here from the
  * same pages (lib/audit-export.js).
  *
  * @typedef {import('../types.js').StoredEvent} StoredEvent
@@ -30,37 +31,54 @@ const pageSize = 50;
 /** A filtered view reads up to this many pages of 1,000 events for one page of matches. */
 const scanPages = 20;
 
-/** The console's link for a link of the API's envelope (`/audit/events?after=...`). @param {string | null} link @param {string} type */
-const viewLink = (link, type) => {
+/** What the log can be narrowed to, each a query parameter of the view. */
+const filterNames = /** @type {const} */ (['type', 'stream', 'actor', 'correlation']);
+
+/** The console's link for a link of the API's envelope (`/audit/events?after=...`). @param {string | null} link */
+const viewLink = (link) => {
   if (link === null) return null;
   const query = new URLSearchParams(link.split('?')[1] ?? '');
-  return href('/audit', { after: query.get('after'), before: query.get('before'), type });
+  return href('/audit', { after: query.get('after'), before: query.get('before') });
 };
+
+/**
+ * Whether an event is one the filters ask for: its type, its stream (a stream id, or an order's or a
+ * subscription's id), the user who acted, its correlation id.
+ *
+ * @param {StoredEvent} event
+ * @param {Record<string, string>} filters
+ */
+const matchesFilters = (event, { type, stream, actor, correlation }) =>
+  (!type || event.type === type) &&
+  (!stream || event.streamId === stream || event.streamId.endsWith(`-${stream}`)) &&
+  (!actor || event.actor?.userId === actor) &&
+  (!correlation || event.correlationId === correlation);
 
 /** @param {ViewProps} props */
 export const AuditView = ({ api, user, route }) => {
   const after = route.query.get('after');
   const before = route.query.get('before');
-  const type = route.query.get('type') ?? '';
+  const filters = Object.fromEntries(filterNames.map((name) => [name, route.query.get(name) ?? '']));
+  const filtered = filterNames.some((name) => filters[name]);
   useEffect(() => {
     document.title = 'Audit log · Order console';
   }, []);
   const log = useLoad(async () => {
-    if (!type) {
+    if (!filtered) {
+      // Newest first: the latest page unless a position was asked for; "Next" goes to older events.
       const query = new URLSearchParams({
         limit: String(pageSize),
-        ...(after ? { after } : {}),
-        ...(before ? { before } : {}),
+        ...(after ? { after } : before ? { before } : { newest: 'true' }),
       });
       const page = /** @type {AuditPage} */ ((await api.get(`/audit/events?${query}`)).body);
       return {
-        events: page.data,
-        prev: viewLink(page.links.prev, ''),
-        next: viewLink(page.links.next, ''),
+        events: [...page.data].reverse(),
+        prev: viewLink(page.links.next),
+        next: viewLink(page.links.prev),
         scanned: page.data.length,
       };
     }
-    // The API pages the whole log; a filter reads forward until a page of matches (or the end).
+    // The API pages the whole log; a filter reads forward, in log order, until a page of matches (or the end).
     /** @type {StoredEvent[]} */
     const matches = [];
     let position = after;
@@ -72,7 +90,7 @@ export const AuditView = ({ api, user, route }) => {
       for (const event of page.data) {
         scanned++;
         position = event.position ?? position;
-        if (event.type === type) matches.push(event);
+        if (matchesFilters(event, filters)) matches.push(event);
         if (matches.length === pageSize) break;
       }
       more = page.links.next !== null && page.data.length > 0;
@@ -81,35 +99,65 @@ export const AuditView = ({ api, user, route }) => {
     return {
       events: matches,
       prev: null,
-      next: more ? href('/audit', { after: position, type }) : null,
+      next: more ? href('/audit', { after: position, ...filters }) : null,
       scanned,
     };
-  }, [after, before, type]);
+  }, [after, before, ...filterNames.map((name) => filters[name])]);
+
+  /** @param {Partial<Record<string, string>>} changes */
+  const filterBy = (changes) => navigate(href('/audit', { ...filters, ...changes }));
+  const [position, setPosition] = useState('');
+  const [stream, setStream] = useState(filters['stream'] ?? '');
+  const [actor, setActor] = useState(filters['actor'] ?? '');
 
   return html`<section aria-labelledby="view-heading">
     <${ViewHeading}>Audit log</${ViewHeading}>
-    <p class="lead">Every event of every stream, in the order the log stored them, with their positions.</p>
+    <p class="lead">Every event of every stream, newest first, with their positions; narrowed by a filter, in the order the log stored them.</p>
     <div class="toolbar">
       <div class="inline-form">
         <label for="type-filter">Event type</label>
         <select
           id="type-filter"
-          value=${type}
+          value=${filters['type']}
           onChange=${(/** @type {Event} */ event) =>
-            navigate(href('/audit', { type: /** @type {HTMLSelectElement} */ (event.currentTarget).value }))}
+            filterBy({ type: /** @type {HTMLSelectElement} */ (event.currentTarget).value })}
         >
           <option value="">Any type</option>
           ${eventTypes.map((name) => html`<option value=${name}>${name}</option>`)}
         </select>
       </div>
-      <p class="toolbar-links"><a href=${href('/audit', { type })}>From the start of the log</a></p>
+      <form class="inline-form" onSubmit=${(/** @type {SubmitEvent} */ event) => {
+        event.preventDefault();
+        filterBy({ stream: stream.trim(), actor: actor.trim() });
+      }}>
+        <label for="stream-filter">Stream or order id</label>
+        <input id="stream-filter" value=${stream} spellcheck="false" onInput=${(/** @type {InputEvent} */ e) => setStream(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
+        <label for="actor-filter">Acting user id</label>
+        <input id="actor-filter" value=${actor} spellcheck="false" onInput=${(/** @type {InputEvent} */ e) => setActor(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
+        <button type="submit" class="secondary">Filter</button>
+      </form>
+      <form class="inline-form" onSubmit=${(/** @type {SubmitEvent} */ event) => {
+        event.preventDefault();
+        if (/^\d+$/.test(position.trim()))
+          navigate(href('/audit', { before: String(BigInt(position.trim()) + 1n) }));
+      }}>
+        <label for="position-jump">Go to position</label>
+        <input id="position-jump" inputmode="numeric" value=${position} onInput=${(/** @type {InputEvent} */ e) => setPosition(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
+        <button type="submit" class="secondary">Go</button>
+      </form>
+      <p class="toolbar-links"><a href=${href('/audit')}>Newest first</a> · <a href=${href('/audit', { after: '0', ...filters })}>From the start of the log</a></p>
     </div>
+    ${
+      filters['correlation']
+        ? html`<p class="filter-note" role="status">The events of correlation id <code>${filters['correlation']}</code>: one request and what it caused. <a href=${href('/audit')}>Show every event</a></p>`
+        : null
+    }
     <${ExportPanel} api=${api} />
     <${ProblemMessage} error=${log.error} context="The log could not be read" />
     ${log.loading && !log.data ? html`<${Loading} label="Reading the log…" />` : null}
     ${
       log.data
-        ? html`${type ? html`<p class="hint" role="status">${log.data.events.length} ${type} events among ${log.data.scanned} read.</p>` : null}
+        ? html`${filtered ? html`<p class="hint" role="status">${log.data.events.length} matching events among ${log.data.scanned} read.</p>` : null}
           <${AuditTable} events=${log.data.events} showWebhooks=${may(user, 'getWebhook')} />
           <${Pager} label="Pages of the log" prev=${log.data.prev} next=${log.data.next} />`
         : null
@@ -159,7 +207,7 @@ const AuditTable = ({ events, showWebhooks }) => {
               <details>
                 <summary>Data<span class="visually-hidden"> of event ${event.position}</span></summary>
                 <${JsonValue} value=${event.data} />
-                <p class="hint">Correlation id <code>${event.correlationId}</code></p>
+                <p class="hint">Correlation id <a href=${href('/audit', { correlation: event.correlationId })}><code>${event.correlationId}</code><span class="visually-hidden">: every event of it</span></a></p>
               </details>
             </td>
           </tr>`;

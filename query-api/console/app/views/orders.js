@@ -47,6 +47,10 @@ export const OrdersView = ({ api, user, route }) => {
   const cursor = route.query.get('cursor') ?? '';
   const idEndsWith = route.query.get('idEndsWith') ?? '';
   const customerEmail = route.query.get('customerEmail') ?? '';
+  const placedFrom = route.query.get('placedFrom') ?? '';
+  const placedTo = route.query.get('placedTo') ?? '';
+  /** The day after a date (YYYY-MM-DD): "placed to" a day includes that whole day. @param {string} day */
+  const dayAfter = (day) => new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
   const ownOnly = scopeOf(user.roles, 'listOrders') === 'own';
   useEffect(() => {
     document.title = 'Orders · Order console';
@@ -58,15 +62,18 @@ export const OrdersView = ({ api, user, route }) => {
       ...(status ? { status } : {}),
       ...(idEndsWith ? { idEndsWith } : {}),
       ...(customerEmail ? { customerEmail } : {}),
+      ...(placedFrom ? { placedFrom } : {}),
+      ...(placedTo ? { placedBefore: dayAfter(placedTo) } : {}),
     });
     return /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body);
-  }, [status, cursor, idEndsWith, customerEmail]);
+  }, [status, cursor, idEndsWith, customerEmail, placedFrom, placedTo]);
   const [wanted, setWanted] = useState('');
   const browsingByKeyboard = useRef(false);
   /** @param {string} chosen */
   const filterBy = (chosen) => {
     browsingByKeyboard.current = false;
-    if (chosen !== status) navigate(href('/orders', { status: chosen, idEndsWith, customerEmail }));
+    if (chosen !== status)
+      navigate(href('/orders', { status: chosen, idEndsWith, customerEmail, placedFrom, placedTo }));
   };
   const [searchError, setSearchError] = useState('');
 
@@ -137,6 +144,30 @@ export const OrdersView = ({ api, user, route }) => {
           <option value="">Any status</option>
           ${orderStatuses.map((name) => html`<option value=${name}>${name}</option>`)}
         </select>
+      </div>
+      <div class="inline-form">
+        <label for="placed-since">Placed on or after</label>
+        <input id="placed-since" type="date" value=${placedFrom} onChange=${(/** @type {Event} */ event) =>
+          navigate(
+            href('/orders', {
+              status,
+              idEndsWith,
+              customerEmail,
+              placedTo,
+              placedFrom: /** @type {HTMLInputElement} */ (event.currentTarget).value,
+            }),
+          )} />
+        <label for="placed-until">Placed on or before</label>
+        <input id="placed-until" type="date" value=${placedTo} onChange=${(/** @type {Event} */ event) =>
+          navigate(
+            href('/orders', {
+              status,
+              idEndsWith,
+              customerEmail,
+              placedFrom,
+              placedTo: /** @type {HTMLInputElement} */ (event.currentTarget).value,
+            }),
+          )} />
       </div>
     </div>
     ${
