@@ -1,7 +1,12 @@
 import { jsonRepresentation, type Representation } from '../../infrastructure/http/representation.ts';
 import type { OrderDetails } from '../../domain/orders/order-details.ts';
-import { orderResource } from '../../domain/orders/order-resource.ts';
+import { currentOrderResource } from '../../domain/orders/order-resource.ts';
 
-/** An order as the service sends it: the same bytes, strong ETag and Last-Modified as its routes. */
+/**
+ * An order as the service sends it to its customer (the benchmarks read as the customer who placed it):
+ * the same bytes, `actions` included, strong ETag and Last-Modified as its routes.
+ */
 export const orderRepresentation = (details: OrderDetails): Representation =>
-  jsonRepresentation(orderResource(details), { lastModified: details.updatedAt });
+  jsonRepresentation(currentOrderResource(details, { userId: details.customerId, roles: ['customer'] }), {
+    lastModified: details.updatedAt,
+  });
