@@ -5,6 +5,10 @@ import tseslint from 'typescript-eslint';
 /** The project's top-level folders: what the boundaries below are drawn between. */
 const topLevelFolders = [
   'domain',
+  'catalog',
+  'identity',
+  'webhooks',
+  'assembly',
   'projections',
   'command-api',
   'query-api',
@@ -43,10 +47,36 @@ export const domainForbiddenImports = [
       'domain/ is pure: I/O and frameworks belong in the services and infrastructure/ (zod, a pure validation library, describes its events).',
   },
   {
-    group: outside('domain'),
+    // A file of domain/<feature>/ that climbs two levels has left domain/, unless it comes back into it.
+    // (By path, not by folder name: domain/identity/ shares its name with the top-level identity/.)
+    regex: '^\\.\\./\\.\\./(?!domain/)',
     message: 'domain/ depends on nothing else in the project.',
   },
 ];
+
+const servicesApart =
+  'The services never import each other: share through domain/, infrastructure/ or the features’ stores.';
+
+/**
+ * A service's boundaries: its own (`patterns`) for every file, and for every file but its composition root
+ * (`root`), assembly/ too: only a root takes its stores from the record of an adapter family.
+ */
+function serviceBoundaries(folder, root, patterns) {
+  return [
+    {
+      files: [`${folder}/**/*.ts`],
+      ignores: [root],
+      patterns: [
+        ...patterns,
+        {
+          group: ['**/assembly/**'],
+          message: 'Only a composition root (start-*.ts, embedded/, cli/) takes stores from assembly/.',
+        },
+      ],
+    },
+    { files: [root], patterns },
+  ];
+}
 
 /**
  * The boundaries between the card's folders (ARCHITECTURE.md): each entry says which of the project's
@@ -55,13 +85,24 @@ export const domainForbiddenImports = [
  */
 export const folderBoundaries = [
   {
+    // A feature's port and its adapters (the catalogue, users, webhook deliveries), used by every service.
+    files: ['catalog/**/*.ts', 'identity/**/*.ts', 'webhooks/**/*.ts'],
+    patterns: [
+      {
+        group: outside('domain', 'infrastructure', 'catalog', 'identity', 'webhooks'),
+        message: 'A feature’s stores read only domain/ and infrastructure/, and each other.',
+      },
+      { group: ['**/infrastructure/http/**'], message: 'A feature’s stores know no HTTP.' },
+    ],
+  },
+  {
     // The read side's logic: events in, documents out. No HTTP, no sibling service.
     files: ['projections/**/*.ts'],
     ignores: ['projections/main.ts', 'projections/start-projections.ts', 'projections/config.ts'],
     patterns: [
       {
-        group: outside('domain', 'infrastructure', 'projections'),
-        message: 'projections/ reads only domain/ and infrastructure/.',
+        group: outside('domain', 'infrastructure', 'projections', 'catalog', 'identity', 'webhooks'),
+        message: 'projections/ reads only domain/, infrastructure/ and the features’ stores.',
       },
       {
         group: ['**/infrastructure/http/**'],
@@ -74,41 +115,36 @@ export const folderBoundaries = [
     files: ['projections/main.ts', 'projections/start-projections.ts', 'projections/config.ts'],
     patterns: [
       {
-        group: outside('domain', 'infrastructure', 'projections'),
-        message: 'projections/ reads only domain/ and infrastructure/.',
+        group: outside(
+          'domain',
+          'infrastructure',
+          'projections',
+          'catalog',
+          'identity',
+          'webhooks',
+          'assembly',
+        ),
+        message: 'projections/ reads only domain/, infrastructure/ and the features’ stores.',
       },
     ],
   },
-  {
-    files: ['command-api/**/*.ts'],
-    patterns: [
-      {
-        group: ['**/query-api/**', '**/webhook-dispatcher/**', '**/embedded/**'],
-        message:
-          'The services never import each other: share through domain/, projections/ or infrastructure/.',
-      },
-    ],
-  },
-  {
-    files: ['query-api/**/*.ts'],
-    patterns: [
-      {
-        group: ['**/command-api/**', '**/webhook-dispatcher/**', '**/embedded/**'],
-        message:
-          'The services never import each other: share through domain/, projections/ or infrastructure/.',
-      },
-    ],
-  },
-  {
-    files: ['webhook-dispatcher/**/*.ts'],
-    patterns: [
-      {
-        group: ['**/command-api/**', '**/query-api/**', '**/embedded/**'],
-        message:
-          'The services never import each other: share through domain/, projections/ or infrastructure/.',
-      },
-    ],
-  },
+  ...serviceBoundaries('command-api', 'command-api/start-command-api.ts', [
+    {
+      group: ['**/projections/**'],
+      message:
+        'The write side never imports the read side: what both use lives beneath both (domain/, the features’ stores).',
+    },
+    {
+      group: ['**/query-api/**', '**/webhook-dispatcher/**', '**/embedded/**'],
+      message: servicesApart,
+    },
+  ]),
+  ...serviceBoundaries('query-api', 'query-api/start-query-api.ts', [
+    { group: ['**/command-api/**', '**/webhook-dispatcher/**', '**/embedded/**'], message: servicesApart },
+  ]),
+  ...serviceBoundaries('webhook-dispatcher', 'webhook-dispatcher/start-dispatcher-process.ts', [
+    { group: ['**/command-api/**', '**/query-api/**', '**/embedded/**'], message: servicesApart },
+  ]),
   {
     // Mechanisms only: the kernel's shared types in domain/shared, and nothing of any feature.
     files: ['infrastructure/**/*.ts'],

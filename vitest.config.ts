@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Three suites, named after what they need:
+// The suites, named after what they need:
 // - unit: pure code, no I/O.
 // - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install. Among them
 //   test/docs/readme.e2e.spec.ts runs README.md's shell blocks (bash, curl and jq; `npm run test:readme`).

@@ -21,7 +21,7 @@ import { orderStreamName, type OrderCommand } from '../domain/orders/order.ts';
 import { NO_STREAM } from '../infrastructure/event-store/event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { bulkLoadCacheKib, openDatabase } from '../infrastructure/sqlite/open-database.ts';
-import { orderCodec } from '../projections/orders/order-codec.ts';
+import { orderCodec } from '../domain/orders/order-codec.ts';
 import { rebuildOrderReadModel } from '../projections/orders/rebuild.ts';
 import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
 import {

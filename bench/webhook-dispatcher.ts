@@ -21,8 +21,8 @@ import type { EventStore, RecordedEvent } from '../infrastructure/event-store/ev
 import { generateWebhookSecret } from '../infrastructure/outbound-http/standard-webhooks.ts';
 import { createHostResolver } from '../infrastructure/outbound-http/target-check.ts';
 import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
-import { createMongoDeliveryLog } from '../projections/webhook-deliveries/mongo-delivery-log.ts';
-import { createMongoDeliveryQueue } from '../projections/webhook-deliveries/mongo-delivery-queue.ts';
+import { createMongoDeliveryLog } from '../webhooks/deliveries/mongo-delivery-log.ts';
+import { createMongoDeliveryQueue } from '../webhooks/deliveries/mongo-delivery-queue.ts';
 import { createMongoWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
 import { createDeliveryMetrics } from '../webhook-dispatcher/delivery-metrics.ts';
 import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';

@@ -3,18 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { EventStoreDBClient } from '@eventstore/db-client';
-import { MongoClient } from 'mongodb';
 import { z } from 'zod';
-import type { CatalogStore } from '../projections/catalog/catalog.ts';
-import { catalogEnvironment } from '../projections/catalog/catalog-config.ts';
-import { createMongoCatalogStore } from '../projections/catalog/mongo-catalog-store.ts';
-import { createSqliteCatalogStore } from '../projections/catalog/sqlite-catalog-store.ts';
-import { createMongoRefreshTokenStore } from '../infrastructure/auth/mongo-refresh-token-store.ts';
-import { createMongoUserStore } from '../projections/identity/mongo-user-store.ts';
+import type { CatalogStore } from '../catalog/catalog.ts';
+import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import type { RefreshTokenStore } from '../infrastructure/auth/refresh-tokens.ts';
-import { createSqliteRefreshTokenStore } from '../infrastructure/auth/sqlite-refresh-token-store.ts';
-import { createSqliteUserStore } from '../projections/identity/sqlite-user-store.ts';
-import type { UserStore } from '../projections/identity/users.ts';
+import type { UserStore } from '../identity/users.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import { eventStoreUrl } from '../infrastructure/config/service-environment.ts';
 import {
@@ -23,26 +16,20 @@ import {
   resolvePersonalDataKeys,
 } from '../infrastructure/config/personal-data-environment.ts';
 import type { DataKeyStore } from '../infrastructure/personal-data/data-key-store.ts';
-import { createMongoDataKeyStore } from '../infrastructure/personal-data/mongo-data-key-store.ts';
-import { createSqliteDataKeyStore } from '../infrastructure/personal-data/sqlite-data-key-store.ts';
 import { createEventStoreDbEventStore } from '../infrastructure/event-store/eventstoredb-event-store.ts';
 import { createSqliteEventStore } from '../infrastructure/event-store/sqlite-event-store.ts';
 import { createPostgresEventStore } from '../infrastructure/event-store/postgres/postgres-event-store.ts';
 import { eventLogEnvironment } from '../infrastructure/config/service-environment.ts';
 import { bulkLoadCacheKib, openDatabase } from '../infrastructure/sqlite/open-database.ts';
 import type { CheckpointStore } from '../infrastructure/event-sourcing/checkpoints.ts';
-import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
-import {
-  createMongoOrderReadModel,
-  mongoScratchOrderReadModel,
-} from '../projections/orders/mongo-order-read-model.ts';
+import { mongoScratchOrderReadModel } from '../projections/orders/mongo-order-read-model.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import type { ScratchOrderReadModel } from '../projections/orders/rebuild.ts';
-import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
-import {
-  createSqliteOrderReadModel,
-  sqliteScratchOrderReadModel,
-} from '../projections/orders/sqlite-order-read-model.ts';
+import { sqliteScratchOrderReadModel } from '../projections/orders/sqlite-order-read-model.ts';
+import { mongoStores } from '../assembly/mongo-stores.ts';
+import { sqliteStores } from '../assembly/sqlite-stores.ts';
+import type { ReadStores } from '../assembly/read-stores.ts';
+import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
 
 /** Which store the admin CLI works on: MongoDB when MONGODB_URL is set, else the embedded DATA_DIR. */
 export const adminConfigSchema = z
@@ -131,50 +118,49 @@ const eventLog = (config: z.infer<typeof adminConfigSchema>) => {
   };
 };
 
+/** What the admin CLI uses of the read store, from either family. */
+const commonStores = async (stores: ReadStores) => ({
+  description: stores.description,
+  users: await stores.users(),
+  refreshTokens: await stores.refreshTokens(),
+  catalog: await stores.catalog(),
+  dataKeys: stores.dataKeys(),
+  flushDeleted: stores.flushDeleted,
+});
+
 export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>): Promise<AdminStores> => {
   const log = eventLog(config);
   if (config.MONGODB_URL) {
-    const client = await MongoClient.connect(config.MONGODB_URL);
-    const db = client.db(config.MONGODB_DATABASE);
+    const mongo = await connectMongo({ url: config.MONGODB_URL, database: config.MONGODB_DATABASE });
+    const stores = mongoStores(mongo, `MongoDB database ${config.MONGODB_DATABASE}`);
     return {
-      description: `MongoDB database ${config.MONGODB_DATABASE}`,
-      users: await createMongoUserStore(db),
-      refreshTokens: await createMongoRefreshTokenStore(db),
-      catalog: await createMongoCatalogStore(db),
-      dataKeys: createMongoDataKeyStore(db),
-      flushDeleted: async () => {},
+      ...(await commonStores(stores)),
       keyEncryptionKeys: () => resolvePersonalDataKeys(personalDataConfig(config), null),
       events: log.open,
       orders: {
-        live: await createMongoOrderReadModel(db),
-        checkpoints: createMongoCheckpointStore(db),
-        rebuild: () => mongoScratchOrderReadModel(db),
+        live: await stores.orders(),
+        checkpoints: stores.checkpoints(),
+        rebuild: () => mongoScratchOrderReadModel(mongo.db),
         scratch: () =>
-          mongoScratchOrderReadModel(db, `order_views_verify_${randomUUID().replaceAll('-', '')}`),
+          mongoScratchOrderReadModel(mongo.db, `order_views_verify_${randomUUID().replaceAll('-', '')}`),
       },
       close: async () => {
         await log.close();
-        await client.close();
+        await stores.close();
       },
     };
   }
   // SQLite allows this second connection while the service runs: writes wait for each other's lock.
   const db = openDatabase({ path: join(config.DATA_DIR, 'read-store.sqlite'), cacheKib: bulkLoadCacheKib });
+  const stores = sqliteStores(db, `embedded store in ${config.DATA_DIR}`);
   return {
-    description: `embedded store in ${config.DATA_DIR}`,
-    users: createSqliteUserStore(db),
-    refreshTokens: createSqliteRefreshTokenStore(db),
-    catalog: createSqliteCatalogStore(db),
-    dataKeys: createSqliteDataKeyStore(db),
-    flushDeleted: async () => {
-      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-    },
+    ...(await commonStores(stores)),
     keyEncryptionKeys: () =>
       resolvePersonalDataKeys(personalDataConfig(config), join(config.DATA_DIR, 'keys', 'personal-data-key')),
     events: log.open,
     orders: {
-      live: createSqliteOrderReadModel(db),
-      checkpoints: createSqliteCheckpointStore(db),
+      live: await stores.orders(),
+      checkpoints: stores.checkpoints(),
       rebuild: async () => sqliteScratchOrderReadModel(db),
       scratch: async () => {
         const memory = new DatabaseSync(':memory:');
@@ -188,7 +174,7 @@ export const openAdminStores = async (config: z.infer<typeof adminConfigSchema>)
     },
     close: async () => {
       await log.close();
-      db.close();
+      await stores.close();
     },
   };
 };

@@ -10,7 +10,7 @@ import { keyCommands } from './key-commands.ts';
 import { logCommands, ReadModelMismatchError } from './log-commands.ts';
 import { personalDataCommands } from './personal-data-commands.ts';
 import { UsageError, userCommands } from './user-commands.ts';
-import { LastAdminError } from '../projections/identity/users.ts';
+import { LastAdminError } from '../identity/users.ts';
 
 const usage = `Usage: npm run admin -- <command> [options]
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { CatalogFileError, readCatalogFile } from '../projections/catalog/catalog-file.ts';
+import { CatalogFileError, readCatalogFile } from '../catalog/catalog-file.ts';
 import type { CommandContext } from './user-commands.ts';
 import { UsageError } from './user-commands.ts';
 import { counted } from './counted.ts';

@@ -1,4 +1,4 @@
-import { webhookUrlOrigin, withWebhookUrl } from '../projections/webhook-subscriptions/webhook-url.ts';
+import { webhookUrlOrigin, withWebhookUrl } from '../webhooks/webhook-url.ts';
 import { orderPersonalData } from '../domain/orders/personal-data.ts';
 import { storedWithSealedFields } from '../infrastructure/personal-data/seal-events.ts';
 import { createHash } from 'node:crypto';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../infrastructure/auth/passwords.ts';
 import { isRole, roles, type Role } from '../domain/identity/roles.ts';
-import { EmailTakenError, keepAnAdmin, type User } from '../projections/identity/users.ts';
+import { EmailTakenError, keepAnAdmin, type User } from '../identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { AdminStores } from './admin-stores.ts';
 

@@ -1,16 +1,16 @@
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CatalogStore } from '../projections/catalog/catalog.ts';
+import type { CatalogStore } from '../catalog/catalog.ts';
 import type { Authenticator } from '../infrastructure/auth/authenticator.ts';
 import type { WriteLimiter } from '../infrastructure/auth/write-limits.ts';
-import type { UserStore } from '../projections/identity/users.ts';
+import type { UserStore } from '../identity/users.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import type { ConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import type { PersonalDataKeyring } from '../infrastructure/personal-data/keyring.ts';
-import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
+import type { DeliveryQueue } from '../webhooks/deliveries/delivery-queue.ts';
 import type { RefreshTokenStore } from '../infrastructure/auth/refresh-tokens.ts';
 import type { IdempotencyStore } from './idempotency/idempotency-store.ts';
 import { identityCommandModule } from './identity/identity-command-module.ts';
@@ -24,21 +24,25 @@ import { subscriptionsCommandModule } from './webhook-subscriptions/subscription
  */
 export const commandModules = ({
   eventStore,
-  authenticator,
-  writeLimits,
+  security,
   stores,
-  webhooks,
+  checkUrl,
   config,
-  personalData,
   flushDeleted,
-  consistencyTokens,
   clock,
   logger,
 }: {
   eventStore: EventStore;
-  authenticator: Authenticator;
-  /** The per-user limits on writes: orders placed, addresses stored. */
-  writeLimits: WriteLimiter;
+  /** The keys and the sign-in of this process (assembly/security.ts). */
+  security: {
+    auth: { authenticator: Authenticator; writeLimits: WriteLimiter };
+    /** Seals the personal data of new events and stored addresses, opens it in answers. */
+    keyring: PersonalDataKeyring;
+    /** Binds each answer's Consistency-Token to the caller it answers. */
+    consistencyTokens: ConsistencyTokens;
+    /** Seals webhook secrets in their subscription's events. */
+    webhookCipher: SecretCipher;
+  };
   stores: {
     catalog: CatalogStore;
     users: UserStore;
@@ -47,30 +51,22 @@ export const commandModules = ({
     /** The webhook retry state: an admin's retry of a delivery reads it. */
     deliveries: Pick<DeliveryQueue, 'get'>;
   };
-  webhooks: {
-    /** Seals webhook secrets in their subscription's events. */
-    cipher: SecretCipher;
-    /** Refuses a URL webhooks may not target. */
-    checkUrl: (url: string) => Promise<URL>;
-  };
+  /** Refuses a URL webhooks may not target. */
+  checkUrl: (url: string) => Promise<URL>;
   /**
    * The catalogue currency is what order prices are in; the catalogue snapshot that prices them checks the
    * revision every `refreshIntervalMs` (0: before every order).
    */
   config: { catalog: { currency: string; refreshIntervalMs: number } };
-  /** Seals the personal data of new events and stored addresses, opens it in answers. */
-  personalData: PersonalDataKeyring;
   /** Drops what the store keeps of deleted rows beside its tables (SQLite's WAL), after an erasure. */
   flushDeleted?: () => Promise<void>;
-  /** Binds each answer's Consistency-Token to the caller it answers. */
-  consistencyTokens: ConsistencyTokens;
   clock: Clock;
   logger: Logger;
 }): HttpModule[] => [
   ordersCommandModule({
     eventStore,
-    authenticator,
-    writeLimits,
+    authenticator: security.auth.authenticator,
+    writeLimits: security.auth.writeLimits,
     catalog: stores.catalog,
     catalogRefreshIntervalMs: config.catalog.refreshIntervalMs,
     users: stores.users,
@@ -78,27 +74,27 @@ export const commandModules = ({
     currency: config.catalog.currency,
     clock,
     newId: randomUUIDv7,
-    personalData,
-    consistencyTokens,
+    personalData: security.keyring,
+    consistencyTokens: security.consistencyTokens,
     logger,
   }),
   subscriptionsCommandModule({
     eventStore,
-    authenticator,
-    cipher: webhooks.cipher,
-    checkUrl: webhooks.checkUrl,
+    authenticator: security.auth.authenticator,
+    cipher: security.webhookCipher,
+    checkUrl,
     deliveries: stores.deliveries,
     clock,
     newId: randomUUID,
-    consistencyTokens,
+    consistencyTokens: security.consistencyTokens,
   }),
   identityCommandModule({
     users: stores.users,
     refreshTokens: stores.refreshTokens,
-    authenticator,
-    writeLimits,
+    authenticator: security.auth.authenticator,
+    writeLimits: security.auth.writeLimits,
     eventStore,
-    keyring: personalData,
+    keyring: security.keyring,
     flushDeleted,
     clock,
   }),

@@ -9,7 +9,7 @@ import {
   personalDataEnvironment,
   requirePersonalDataKey,
 } from '../infrastructure/config/personal-data-environment.ts';
-import { catalogEnvironment } from '../projections/catalog/catalog-config.ts';
+import { catalogEnvironment } from '../catalog/catalog-config.ts';
 import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
 import {
   checkEventLog,

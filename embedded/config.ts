@@ -3,7 +3,7 @@ import {
   consistencyTokenConfig,
   consistencyTokenEnvironment,
 } from '../infrastructure/config/consistency-token-environment.ts';
-import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
+import { cachePurgeEnvironment, catalogEnvironment } from '../catalog/catalog-config.ts';
 import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
 import {
   consistencyEnvironment,

@@ -1,6 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createInProcessEventBus } from '../infrastructure/bus/in-process-event-bus.ts';
@@ -10,17 +7,11 @@ import { eventRelayMember, eventRelayName } from '../projections/relay/event-rel
 import { startProjectionGroup } from '../infrastructure/event-sourcing/projection-group.ts';
 import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
 import { subscriptionProjectionName } from '../projections/projection-names.ts';
-import { createSqliteCheckpointStore } from '../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
-import { createSqliteWebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/sqlite-subscription-read-model.ts';
-import { createDeliveryMetrics } from '../webhook-dispatcher/delivery-metrics.ts';
-import { createWebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
-import { createRetryPolicy } from '../webhook-dispatcher/retry-policy.ts';
-import { createSecretCipher, resolveSecretKey } from '../infrastructure/crypto/secret-cipher.ts';
-import { createSqliteDeliveryLog } from '../projections/webhook-deliveries/sqlite-delivery-log.ts';
-import { createSqliteDeliveryQueue } from '../projections/webhook-deliveries/sqlite-delivery-queue.ts';
+import { deliverySettings, subscriptionsReachedBy } from '../webhook-dispatcher/delivery-settings.ts';
 import { startWebhookDispatcher } from '../webhook-dispatcher/start-webhook-dispatcher.ts';
-import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
 import type { EmbeddedConfig } from './config.ts';
+import type { ReadStores } from '../assembly/read-stores.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import { subscriptionsProjection } from '../projections/webhook-subscriptions/subscriptions-projection.ts';
 
@@ -38,33 +29,33 @@ export const embeddedTopics = {
 export const startEmbeddedWebhooks = async ({
   config,
   eventStore,
-  readStore,
+  stores,
+  security: { webhookCipher: cipher, keyring },
   logger,
   clock,
   metrics,
-  reveal,
 }: {
   config: EmbeddedConfig;
   eventStore: EventStore;
-  readStore: DatabaseSync;
+  stores: ReadStores;
+  security: {
+    /** Opens the subscriptions' signing secrets. */
+    webhookCipher: SecretCipher;
+    /** Opens the sealed personal fields of a webhook body as it is sent. */
+    keyring: { reveal: Reveal };
+  };
   logger: Logger;
   clock: Clock;
   metrics: Registry;
-  /** Opens the sealed personal fields of a webhook body as it is sent. */
-  reveal: Reveal;
 }) => {
   const settings = config.webhooks;
-  const checkpoints = createSqliteCheckpointStore(readStore);
-  const subscriptions = createSqliteWebhookSubscriptionReadModel(readStore);
-  const cipher = createSecretCipher(
-    resolveSecretKey(settings, join(config.dataDir, 'keys', 'webhook-secret-key')),
-  );
-  const targets = webhookTargets(settings, logger);
-  const poster = createWebhookPoster({ ...targets, timeoutMs: settings.timeoutMs });
-  const queue = createSqliteDeliveryQueue(readStore);
+  const checkpoints = stores.checkpoints();
+  const subscriptions = await stores.subscriptions();
+  const delivery = deliverySettings({ settings, clock, logger, metrics });
+  const queue = await stores.deliveryQueue();
   // The only dispatcher on this data: leases a killed process left behind are nobody's now.
   await queue.releaseLeases();
-  const deliveryLog = createSqliteDeliveryLog(readStore);
+  const deliveryLog = await stores.deliveryLog();
   const bus = createInProcessEventBus();
   /** The subscription projection's progress, once the group below follows the log (the dispatcher joins first). */
   const subscriptionProgress = Promise.withResolvers<ProjectionProgress>();
@@ -73,22 +64,16 @@ export const startEmbeddedWebhooks = async ({
     bus,
     topics: embeddedTopics,
     subscriptions,
-    subscriptionsReached: async (position) => {
-      if (!(await (await subscriptionProgress.promise).waitFor(position, 30_000))) {
-        throw new Error(`the subscription projection has not reached ${position}`);
-      }
-    },
+    subscriptionsReached: subscriptionsReachedBy({
+      waitFor: async (position, timeoutMs) =>
+        (await subscriptionProgress.promise).waitFor(position, timeoutMs),
+    }),
     queue,
     log: deliveryLog,
     cipher,
-    reveal,
-    poster,
-    retryPolicy: createRetryPolicy({ scheduleMs: settings.retryScheduleMs }),
+    reveal: keyring.reveal,
+    ...delivery,
     eventStore,
-    now: () => clock.now(),
-    newId: randomUUID,
-    logger,
-    metrics: createDeliveryMetrics(metrics),
   });
   // The subscription projection and the relay follow the log as one group: one read of it for both, and
   // the relay hands on a batch once the subscriptions reflect it. The dispatcher joins the bus before the
@@ -115,8 +100,8 @@ export const startEmbeddedWebhooks = async ({
       subscriptions: async () => subscriptionProjection.position(),
       relay: async () => relay.position(),
     },
-    /** What the feature's command half needs here. */
-    commandSide: { cipher, checkUrl: targets.checkUrl },
+    /** Refuses a URL webhooks may not target, for the feature's command half. */
+    checkUrl: delivery.checkUrl,
     /** The retry state, which an admin's retry of a delivery reads. */
     deliveries: queue,
     /** What its query half reads. */
@@ -128,7 +113,7 @@ export const startEmbeddedWebhooks = async ({
       await group.stop();
       await dispatcher.stop();
       await bus.close();
-      poster.close();
+      delivery.poster.close();
     },
   };
 };

@@ -1,22 +1,14 @@
 import { z } from 'zod';
+import { moneySchema, shippingAddressSchema, timestamp } from '../domain/shared/resource-shapes.ts';
 import { consistencyTokenFormat } from '../query-api/read-your-writes.ts';
+
+// The order's shapes are the domain's (domain/shared/resource-shapes.ts); the document names them here too.
+export { moneySchema, shippingAddressSchema, timestamp };
 
 /**
  * Response shapes shared by several operations, as the API sends them. Objects are strict: a member the
  * document does not name fails the response validation of the HTTP tests. `id` makes each a named component.
  */
-
-export const timestamp = z.iso.datetime().meta({ description: 'ISO 8601 timestamp, UTC.' });
-
-export const moneySchema = z
-  .strictObject({
-    amount: z.number().meta({ description: 'Decimal amount in the currency, e.g. 19.99.' }),
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/)
-      .meta({ description: 'ISO 4217 currency code.' }),
-  })
-  .meta({ id: 'Money', description: 'An amount of money: a decimal number and its currency.' });
 
 export const addressSchema = z
   .strictObject({
@@ -29,28 +21,6 @@ export const addressSchema = z
       .meta({ description: 'ISO 3166-1 alpha-2 country code.' }),
   })
   .meta({ id: 'Address', description: 'A postal address; country is an ISO 3166-1 alpha-2 code.' });
-
-const erasedMark = z.literal('[erased]');
-
-/**
- * An order's copy of the address: personal data, so each field reads `"[erased]"` once its customer has
- * been erased (DELETE /users/{id}).
- */
-export const shippingAddressSchema = z
-  .strictObject({
-    street: z.string(),
-    city: z.string(),
-    postalCode: z.string(),
-    country: z
-      .union([z.string().regex(/^[A-Z]{2}$/), erasedMark])
-      .meta({ description: 'ISO 3166-1 alpha-2 country code; `"[erased]"` once erased.' }),
-  })
-  .meta({
-    id: 'ShippingAddress',
-    description:
-      'Where an order goes, as copied when it was placed. Personal data: every field reads `"[erased]"` ' +
-      'once the customer has been erased.',
-  });
 
 export const storedAddressSchema = addressSchema
   .extend({ id: z.uuid() })

@@ -3,76 +3,15 @@ import { z } from 'zod';
 import { idempotencyKeyFormat } from '../command-api/idempotency/idempotent.ts';
 import { cancelBody, noBody, paymentBody, shipBody } from '../command-api/orders/order-schemas.ts';
 import { createOrderBody } from '../command-api/orders/place-order.ts';
-import { orderStatuses } from '../domain/orders/order.ts';
+import { currentOrderResourceSchema, orderResourceSchema } from '../domain/orders/order-resource.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
 import { auditQuery } from '../query-api/audit/audit-routes.ts';
 import { listingQuery, revisionQuery } from '../query-api/orders/order-query-routes.ts';
-import {
-  shippingAddressSchema,
-  consistencyTokenHeader,
-  cursorPageOf,
-  moneySchema,
-  pageOf,
-  timestamp,
-} from './common-schemas.ts';
+import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
 
-export const orderSchema = z
-  .strictObject({
-    id: z.uuid(),
-    status: z.enum(orderStatuses),
-    customerId: z.string().meta({ description: 'The user who placed the order.' }),
-    items: z
-      .array(
-        z.strictObject({
-          productId: z.string(),
-          productName: z
-            .string()
-            .meta({ description: 'Copied from the catalogue when the order was placed.' }),
-          quantity: z.int().min(1),
-          unitPrice: moneySchema,
-        }),
-      )
-      .min(1),
-    total: moneySchema,
-    shippingAddress: shippingAddressSchema,
-    note: z
-      .string()
-      .nullable()
-      .meta({ description: 'The customer’s note; personal data: `"[erased]"` once the customer is erased.' }),
-    payments: z.array(
-      z.strictObject({ id: z.uuid(), amount: moneySchema, reference: z.string(), receivedAt: timestamp }),
-    ),
-    cancellationReason: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'Why the order was cancelled, as the customer or staff wrote it; personal data of the order’s ' +
-          'customer whoever wrote it: `"[erased]"` once the customer is erased.',
-      }),
-    refundDue: moneySchema.optional().meta({
-      description:
-        'Once an order that received payments is cancelled: what is owed back to the customer, the sum of its payments, in the order’s currency. Absent otherwise. The service records no refund: settling it is the shop’s, with its payment provider.',
-    }),
-    shipment: z
-      .strictObject({
-        carrier: z.string().nullable(),
-        trackingNumber: z.string().nullable(),
-        trackingUrl: z.string().nullable(),
-        shippedAt: timestamp,
-      })
-      .optional()
-      .meta({
-        description:
-          'Once the order is shipped: how the shipment can be followed (each detail null when not given; null for orders shipped before shipment details existed) and when it left.',
-      }),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-  })
-  .meta({
-    id: 'Order',
-    description: 'An order: prices, names and address as they were at ordering.',
-  });
+/** The order resource's one schema (domain/orders/order-resource.ts), under the names the document uses. */
+export const orderSchema = orderResourceSchema;
+export const currentOrderSchema = currentOrderResourceSchema;
 
 export const eventSchema = z
   .strictObject({
@@ -128,7 +67,7 @@ const idempotencyKey = z.object({
 
 const orderAfterCommand = (description: string): ApiResponse => ({
   description,
-  body: orderSchema,
+  body: currentOrderSchema,
   headers: { ETag: true, 'Last-Modified': true, 'Consistency-Token': true, 'Cache-Control': 'no-store' },
 });
 
@@ -222,7 +161,10 @@ export const orderOperations: ApiOperation[] = [
     responses: {
       200: {
         description: 'A page of orders.',
-        body: z.union([pageOf(orderSchema, 'OrderPage'), cursorPageOf(orderSchema, 'OrderCursorPage')]),
+        body: z.union([
+          pageOf(currentOrderSchema, 'OrderPage'),
+          cursorPageOf(currentOrderSchema, 'OrderCursorPage'),
+        ]),
         headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
       },
       304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },
@@ -252,8 +194,9 @@ export const orderOperations: ApiOperation[] = [
     headers: consistencyTokenHeader,
     responses: {
       200: {
-        description: 'The order.',
-        body: orderSchema,
+        description:
+          'The order as it is now, with the caller’s `actions`; with `?revision=N`, as it was then, without them (nothing can be done to a past state).',
+        body: z.union([currentOrderSchema, orderSchema]),
         headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': 'private, no-cache' },
       },
       304: { description: 'Not modified: the If-None-Match ETag is current.', headers: { ETag: true } },

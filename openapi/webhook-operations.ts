@@ -45,7 +45,10 @@ const deliveryAttempt = z
     subscriptionId: z.uuid(),
     eventId: z.string().meta({ description: 'The event’s id: the webhook-id header.' }),
     eventType: z.string(),
-    attempt: z.int().min(1),
+    attempt: z.int().min(1).meta({
+      description:
+        'The delivery’s attempts numbered from 1, counting on across an admin’s retries (a retry restarts the retry schedule, not the count).',
+    }),
     attemptedAt: timestamp,
     durationMs: z.number().min(0),
     statusCode: z.int().nullable().meta({ description: 'The receiver’s answer; null when none came.' }),

@@ -1,16 +1,11 @@
 import type { Logger } from 'pino';
+import { openServerStores } from '../assembly/server-stores.ts';
+import { pingCheck } from '../infrastructure/operations/readiness.ts';
 import { createKafkaEventBus } from '../infrastructure/bus/kafka-event-bus.ts';
-import { openEventLog } from '../infrastructure/event-store/open-event-log.ts';
 import { startOperationsServer } from '../infrastructure/http/operations-server.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
-import { connectMongo } from '../infrastructure/mongo/connect-mongo.ts';
-import { pingCheck } from '../infrastructure/operations/readiness.ts';
-import { eventLogCheck } from '../infrastructure/operations/store-checks.ts';
 import type { ProjectionsConfig } from './config.ts';
 import { eventRelayMember, eventRelayName } from './relay/event-relay.ts';
-import { createMongoCheckpointStore } from '../infrastructure/event-sourcing/mongo-checkpoint-store.ts';
-import { createMongoOrderReadModel } from './orders/mongo-order-read-model.ts';
-import { createMongoWebhookSubscriptionReadModel } from './webhook-subscriptions/mongo-subscription-read-model.ts';
 import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
 import { orderProjectionName, subscriptionProjectionName } from './projection-names.ts';
@@ -28,18 +23,11 @@ export type ProjectionsDeps = { config: ProjectionsConfig; logger: Logger };
  * idempotent, so a second one would do the work twice but harm nothing.
  */
 export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
-  const mongo = await connectMongo(config.mongo);
-  const eventStore = await openEventLog(config.eventLog, 'projections');
-  const { db } = mongo;
-  const checkpoints = createMongoCheckpointStore(db);
-  const orders = await createMongoOrderReadModel(db);
-  const subscriptions = await createMongoWebhookSubscriptionReadModel(db);
-  const bus = createKafkaEventBus({
-    brokers: config.kafka.brokers,
-    clientId: config.kafka.clientId,
-    partitions: config.kafka.partitions,
-    logger,
-  });
+  const server = await openServerStores(config, 'projections');
+  const { stores, eventStore } = server;
+  const checkpoints = stores.checkpoints();
+  const orders = await stores.orders();
+  const bus = createKafkaEventBus({ ...config.kafka, logger });
   await emptyOutdatedOrderReadModel({ readModel: orders, checkpoints, logger });
   // One reader of the log for the read models and the relay, and one checkpoint write per batch for all.
   const group = await startProjectionGroup({
@@ -50,30 +38,28 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
     minBatchIntervalMs: config.batchIntervalMs,
     members: [
       ordersProjection(orders),
-      subscriptionsProjection(subscriptions),
+      subscriptionsProjection(await stores.subscriptions()),
       eventRelayMember({ eventStore, bus, topics: config.kafka.topics }),
     ],
   });
-  const progressOf = (name: string) => group.progress[name]!;
-
+  const positionOf = (name: string) => async () => group.progress[name]!.position();
   const projections = {
-    [orderProjectionName]: async () => progressOf(orderProjectionName).position(),
-    [subscriptionProjectionName]: async () => progressOf(subscriptionProjectionName).position(),
+    [orderProjectionName]: positionOf(orderProjectionName),
+    [subscriptionProjectionName]: positionOf(subscriptionProjectionName),
   };
   const metrics = createMetricsRegistry();
   registerProjectionMetrics({
     registry: metrics,
     eventStore,
     projections,
-    relay: async () => progressOf(eventRelayName).position(),
+    relay: positionOf(eventRelayName),
   });
   const http = await startOperationsServer({
     config,
     logger,
     metrics,
     checks: {
-      eventLog: eventLogCheck(eventStore),
-      mongodb: pingCheck(mongo.ping),
+      ...server.readiness,
       kafka: pingCheck(bus.ping),
       projections: projectionLagCheck({ eventStore, projections, maxLag: config.readiness.maxProjectionLag }),
     },
@@ -85,8 +71,7 @@ export const startProjections = async ({ config, logger }: ProjectionsDeps) => {
       await http.close();
       await group.stop();
       await bus.close();
-      await eventStore.close();
-      await mongo.close();
+      await server.close();
       logger.info('projections stopped');
     },
   };

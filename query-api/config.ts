@@ -9,7 +9,7 @@ import {
   personalDataEnvironment,
   requirePersonalDataKey,
 } from '../infrastructure/config/personal-data-environment.ts';
-import { cachePurgeEnvironment, catalogEnvironment } from '../projections/catalog/catalog-config.ts';
+import { cachePurgeEnvironment, catalogEnvironment } from '../catalog/catalog-config.ts';
 import { authConfig, authEnvironment } from '../infrastructure/auth/auth-config.ts';
 import { webhookEnvironment } from '../infrastructure/config/webhook-environment.ts';
 import {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { catalogQueryModule } from './catalog/catalog-module.ts';
-import type { CatalogStore } from '../projections/catalog/catalog.ts';
+import type { CatalogStore } from '../catalog/catalog.ts';
 import type { Authenticator } from '../infrastructure/auth/authenticator.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import type { ProjectionProgress } from '../infrastructure/event-sourcing/projection-progress.ts';
@@ -11,9 +11,9 @@ import type { HttpModule } from '../infrastructure/http/http-module.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
-import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
+import type { DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
-import type { UserStore } from '../projections/identity/users.ts';
+import type { UserStore } from '../identity/users.ts';
 import { auditModule } from './audit/audit-module.ts';
 import { identityQueryModule } from './identity/identity-query-module.ts';
 import { consoleModule } from './console/console-module.ts';
@@ -27,7 +27,16 @@ import { subscriptionsQueryModule } from './webhook-subscriptions/subscriptions-
  */
 export const queryModules = (deps: {
   eventStore: EventStore;
-  authenticator: Authenticator;
+  /** The keys and the sign-in of this process (assembly/security.ts). */
+  security: {
+    auth: { authenticator: Authenticator };
+    /** Opens sealed personal data on the way out ("[erased]" once erased). */
+    keyring: { reveal: Reveal; keyStamp: (ownerId: string) => object | undefined };
+    /** Reads the Consistency-Tokens the command side issued to each caller. */
+    consistencyTokens: ConsistencyTokens;
+    /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
+    webhookCipher: Pick<SecretCipher, 'open'>;
+  };
   orders: { readModel: OrderReadModel; progress: ProjectionProgress };
   subscriptions: {
     readModel: WebhookSubscriptionReadModel;
@@ -39,22 +48,21 @@ export const queryModules = (deps: {
   config: {
     consistencyTimeoutMs: number;
     catalog: { currency: string; refreshIntervalMs: number; purgeUrls: readonly string[] };
-    /** Where the console's commands go when another process takes writes. */
-    commandApiUrl?: string | undefined;
-    /** The other processes whose metrics GET /metrics?process={name} serves, for the console's health view. */
-    consoleProcesses?: readonly string[];
+    console?: {
+      /** Where the console's commands go when another process takes writes. */
+      commandApiUrl?: string | undefined;
+      /** The other processes whose metrics GET /metrics?process={name} serves, for the health view. */
+      processes: Record<string, unknown>;
+    };
   };
   clock: Clock;
   logger: Logger;
   metrics: Registry;
-  /** Opens sealed personal data on the way out ("[erased]" once erased). */
-  reveal: Reveal;
-  /** Reads the Consistency-Tokens the command side issued to each caller. */
-  consistencyTokens: ConsistencyTokens;
-  /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
-  webhookCipher: Pick<SecretCipher, 'open'>;
 }): HttpModule[] => {
-  const { eventStore, authenticator, config } = deps;
+  const { eventStore, config, security } = deps;
+  const { authenticator } = security.auth;
+  const { reveal } = security.keyring;
+  const { consistencyTokens, webhookCipher } = security;
   return [
     ordersQueryModule({
       readModel: deps.orders.readModel,
@@ -62,8 +70,10 @@ export const queryModules = (deps: {
       progress: deps.orders.progress,
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
-      reveal: deps.reveal,
-      consistencyTokens: deps.consistencyTokens,
+      reveal,
+      keyStamp: security.keyring.keyStamp,
+      consistencyTokens,
+      users: deps.users,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
     catalogQueryModule({
@@ -73,7 +83,7 @@ export const queryModules = (deps: {
       logger: deps.logger,
       metrics: deps.metrics,
     }),
-    auditModule({ eventStore, authenticator, reveal: deps.reveal, webhookCipher: deps.webhookCipher }),
+    auditModule({ eventStore, authenticator, reveal, webhookCipher }),
     subscriptionsQueryModule({
       subscriptions: deps.subscriptions.readModel,
       deliveryLog: deps.subscriptions.deliveryLog,
@@ -81,10 +91,13 @@ export const queryModules = (deps: {
       headPosition: () => eventStore.headPosition(),
       authenticator,
       consistencyTimeoutMs: config.consistencyTimeoutMs,
-      consistencyTokens: deps.consistencyTokens,
-      webhookCipher: deps.webhookCipher,
+      consistencyTokens,
+      webhookCipher,
     }),
-    identityQueryModule({ users: deps.users, authenticator, reveal: deps.reveal }),
-    consoleModule({ commandApiUrl: config.commandApiUrl, processes: config.consoleProcesses ?? [] }),
+    identityQueryModule({ users: deps.users, authenticator, reveal }),
+    consoleModule({
+      commandApiUrl: config.console?.commandApiUrl,
+      processes: Object.keys(config.console?.processes ?? {}),
+    }),
   ];
 };

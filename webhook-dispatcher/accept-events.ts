@@ -7,7 +7,7 @@ import {
   deliveryIdFor,
   type DeliveryQueue,
   type NewDelivery,
-} from '../projections/webhook-deliveries/delivery-queue.ts';
+} from '../webhooks/deliveries/delivery-queue.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 
 /** The webhook request body (docs/webhooks.md): `{type, timestamp, data}`. */

@@ -1,27 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
-import type { LiveSubscriptionView } from '../projections/webhook-subscriptions/subscription-view.ts';
-import type {
-  AttemptOutcome,
-  DeliveryAttempt,
-  DeliveryLog,
-} from '../projections/webhook-deliveries/delivery-log.ts';
-import type { DeliveryMetrics, DeliveryOutcome } from './delivery-metrics.ts';
+import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
+import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
+import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
+import type { DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
 import type {
   Delivery,
   DeliveryQueue,
   NewDelivery,
   Settlement,
-} from '../projections/webhook-deliveries/delivery-queue.ts';
+} from '../webhooks/deliveries/delivery-queue.ts';
+import { createDeliveryAttempt } from './delivery-attempt.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import { createSettlementWriter } from './settlement-writer.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
-import type { WebhookPoster, WebhookResponse } from '../infrastructure/outbound-http/webhook-poster.ts';
-import { parseRetryAfter, type RetryPolicy } from './retry-policy.ts';
-import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
-import { openWebhookUrl } from '../projections/webhook-subscriptions/webhook-url.ts';
-import { withLegacyTokensSealed } from '../infrastructure/personal-data/field-cipher.ts';
-import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
-import { signatureHeader } from '../infrastructure/outbound-http/standard-webhooks.ts';
 
 export type DeliveryWorkerDeps = {
   queue: DeliveryQueue;
@@ -58,59 +51,11 @@ export type DeliveryWorkerDeps = {
   retryCheckMs?: number;
 };
 
-/** Attempts whose log and settlement go in one write at most. */
-const maxWriteBatch = 25;
-
-const goneReason = 'The receiver answered 410 Gone.';
-const maxStoredBody = 65_536;
-
-type Judgement = {
-  outcome: AttemptOutcome;
-  statusCode: number | null;
-  error: string | null;
-  retryAfterMs: number | null;
-};
-
-const outcomeOf = (judgement: Judgement, settlement: Settlement): DeliveryOutcome => {
-  if (judgement.outcome === 'delivered') return 'succeeded';
-  if (judgement.outcome === 'gone') return 'gone';
-  return settlement.status === 'dead' ? 'dead-lettered' : 'failed';
-};
-
-const judge = (response: WebhookResponse, now: Date): Judgement => {
-  switch (response.outcome) {
-    case 'responded': {
-      const { status } = response;
-      if (status >= 200 && status < 300)
-        return { outcome: 'delivered', statusCode: status, error: null, retryAfterMs: null };
-      if (status === 410) return { outcome: 'gone', statusCode: status, error: null, retryAfterMs: null };
-      const retryAfterMs =
-        status === 429 || status === 503 ? parseRetryAfter(response.retryAfter, now) : null;
-      const error = status >= 300 && status < 400 ? 'redirects are not followed' : null;
-      return { outcome: 'failed', statusCode: status, error, retryAfterMs };
-    }
-    case 'timeout':
-      return {
-        outcome: 'timeout',
-        statusCode: null,
-        error: 'no complete answer in time',
-        retryAfterMs: null,
-      };
-    case 'refused':
-      return { outcome: 'refused', statusCode: null, error: response.reason, retryAfterMs: null };
-    case 'network-error':
-      return { outcome: 'network-error', statusCode: null, error: response.error, retryAfterMs: null };
-    default: {
-      const unknown: never = response;
-      throw new Error(`unknown webhook response ${JSON.stringify(unknown)}`);
-    }
-  }
-};
-
 /**
  * Delivers what the retry state holds, each line (a subscription's events of one order) one at a time in
- * order, many lines and subscriptions at once. Every attempt is signed with the subscription's live
- * secrets, logged, and settled: delivered, retried later, dead-lettered or cancelled.
+ * order, many lines and subscriptions at once: the scheduling. Every attempt is signed with the
+ * subscription's live secrets, logged, and settled (delivery-attempt.ts, attempt-judgement.ts, written in
+ * batches by settlement-writer.ts): delivered, retried later, dead-lettered or cancelled.
  *
  * Two paths. What this instance accepted from the bus it holds from the insert on (`enqueue`), in memory, in
  * the bus's order, which is the order of each order's events: an attempt then costs the attempt log and the
@@ -178,160 +123,20 @@ export const startDeliveryWorker = ({
     wakeUp?.();
   };
 
-  const signedHeaders = (subscription: LiveSubscriptionView, delivery: Delivery, body: string, at: Date) => {
-    const secrets = subscription.secrets
-      .filter((secret) => secret.expiresAt === null || Date.parse(secret.expiresAt) > at.getTime())
-      .map((secret) => cipher.open(secret.sealed, subscription.id));
-    const timestamp = Math.floor(at.getTime() / 1000);
-    return {
-      'webhook-id': delivery.eventId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, { id: delivery.eventId, timestamp, body }),
-    };
-  };
-
-  const settlementFor = (judgement: Judgement, attempt: number, at: Date): Settlement => {
-    if (judgement.outcome === 'delivered') return { status: 'delivered' };
-    if (judgement.outcome === 'gone') return { status: 'dead' };
-    const decision = retryPolicy.afterFailure(attempt, judgement.retryAfterMs);
-    return 'deadLetter' in decision
-      ? { status: 'dead' }
-      : { status: 'pending', nextAttemptAt: at.getTime() + decision.retryInMs };
-  };
-
-  /**
-   * Attempt logs and settlements written together, a batch at a time (group commit): the first waits for
-   * nobody, and what finishes while a batch is being written goes in the next. Two round trips a batch
-   * where it was two a delivery. Each says whether its lease still held.
-   */
-  const toWrite: {
-    attempt: DeliveryAttempt;
-    settlement: { delivery: Delivery; settlement: Settlement; now: number };
-    done: (settled: boolean) => void;
-    failed: (error: unknown) => void;
-  }[] = [];
-  let writing = false;
-  const writeBatches = async () => {
-    writing = true;
-    while (toWrite.length > 0) {
-      // Bounded: FerretDB 1.24 (SQLite) was seen never to answer a bulk update of 108 statements, and to
-      // hold its write lock meanwhile.
-      const batch = toWrite.splice(0, maxWriteBatch);
-      try {
-        await log.recordAll(batch.map(({ attempt }) => attempt));
-        const settled = await queue.settleAll(batch.map(({ settlement }) => settlement));
-        batch.forEach(({ done }, index) => done(settled[index]!));
-      } catch (error) {
-        for (const { failed } of batch) failed(error);
-      }
-    }
-    writing = false;
-  };
-  const recordAndSettle = (attempt: DeliveryAttempt, delivery: Delivery, settlement: Settlement) =>
-    new Promise<boolean>((done, failed) => {
-      toWrite.push({ attempt, settlement: { delivery, settlement, now: now().getTime() }, done, failed });
-      if (!writing) void writeBatches();
-    });
-
-  const attemptId = createOrderedIds();
-  const record = (
-    delivery: Delivery,
-    at: Date,
-    fields: Partial<DeliveryAttempt> & Pick<DeliveryAttempt, 'outcome'>,
-  ): DeliveryAttempt => ({
-    id: attemptId(),
-    deliveryId: delivery.id,
-    subscriptionId: delivery.subscriptionId,
-    eventId: delivery.eventId,
-    eventType: delivery.eventType,
-    attempt: delivery.attempts + 1,
-    attemptedAt: at.toISOString(),
-    durationMs: 0,
-    statusCode: null,
-    error: null,
-    responseBody: null,
-    responseBodyTruncated: false,
-    nextAttemptAt: null,
-    deadLettered: false,
-    ...fields,
+  const writer = createSettlementWriter({ log, queue, now });
+  const attempt = createDeliveryAttempt({
+    subscriptions,
+    cipher,
+    reveal,
+    poster,
+    retryPolicy,
+    now,
+    disableSubscription,
+    writer,
+    metrics,
+    logger,
+    answered: (delivery) => answered(delivery),
   });
-
-  /** One attempt: sign, post, log, settle. Says what it was settled as, and whether the lease still held. */
-  const attempt = async (delivery: Delivery): Promise<{ settlement: Settlement; settled: boolean }> => {
-    const at = now();
-    const subscription = await subscriptions.get(delivery.subscriptionId);
-    if (!subscription || subscription.status !== 'active') {
-      const settlement: Settlement = { status: 'cancelled' };
-      const cancelled = record(delivery, at, {
-        outcome: 'cancelled',
-        error: 'the subscription is inactive or removed',
-      });
-      metrics.attempted('cancelled');
-      return {
-        settlement,
-        settled: await recordAndSettle(cancelled, delivery, settlement),
-      };
-    }
-    // Sealed in the retry state; one kept by the first personal-data release holds bare tokens.
-    const body = await reveal(withLegacyTokensSealed(delivery.body));
-    const response = await poster.post({
-      url: openWebhookUrl(cipher, subscription.url, subscription.id),
-      headers: signedHeaders(subscription, delivery, body, at),
-      body,
-    });
-    answered(delivery);
-    const judgement = judge(response, at);
-    const settlement = settlementFor(judgement, delivery.attempts + 1, at);
-    const logged = record(delivery, at, {
-      durationMs: Math.round(response.durationMs),
-      statusCode: judgement.statusCode,
-      outcome: judgement.outcome,
-      error: judgement.error,
-      responseBody: response.outcome === 'responded' ? response.body.slice(0, maxStoredBody) : null,
-      responseBodyTruncated: response.outcome === 'responded' && response.bodyTruncated,
-      nextAttemptAt:
-        settlement.status === 'pending' ? new Date(settlement.nextAttemptAt).toISOString() : null,
-      deadLettered: settlement.status === 'dead' && judgement.outcome !== 'gone',
-    });
-    const settled = await recordAndSettle(logged, delivery, settlement);
-    metrics.attempted(outcomeOf(judgement, settlement));
-    if (judgement.outcome !== 'delivered') warnNotDelivered(delivery, judgement, settlement);
-    if (judgement.outcome === 'gone') {
-      subscriptions.disabled(subscription.id);
-      await disableSubscription(subscription.id, goneReason);
-    }
-    return { settlement, settled };
-  };
-
-  /**
-   * A line at warn for every attempt that did not deliver, so that a refused or failing target shows in the
-   * log and not only in GET /webhooks/{id}/deliveries: who, which event, the outcome and the reason, and what
-   * comes next. Never the URL, the secret, the signature, the payload or the receiver's answer.
-   */
-  const warnNotDelivered = (delivery: Delivery, judgement: Judgement, settlement: Settlement) => {
-    logger.warn(
-      {
-        subscriptionId: delivery.subscriptionId,
-        deliveryId: delivery.id,
-        eventId: delivery.eventId,
-        eventType: delivery.eventType,
-        attempt: delivery.attempts + 1,
-        outcome: judgement.outcome,
-        statusCode: judgement.statusCode,
-        reason:
-          judgement.outcome === 'gone'
-            ? goneReason
-            : (judgement.error ?? `the receiver answered ${judgement.statusCode}`),
-        next:
-          judgement.outcome === 'gone'
-            ? 'subscription disabled'
-            : settlement.status === 'pending'
-              ? `retry at ${new Date(settlement.nextAttemptAt).toISOString()}`
-              : 'dead-lettered',
-      },
-      judgement.outcome === 'refused' ? 'webhook delivery refused' : 'webhook delivery failed',
-    );
-  };
 
   const launch = (delivery: Delivery, run: () => Promise<void>, after: () => void) => {
     const line = lineOf(delivery);
@@ -603,5 +408,3 @@ export const startDeliveryWorker = ({
     },
   };
 };
-
-export type DeliveryWorker = ReturnType<typeof startDeliveryWorker>;

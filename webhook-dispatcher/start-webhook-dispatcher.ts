@@ -3,14 +3,14 @@ import { subscriptionDecider } from '../domain/webhook-subscriptions/subscriptio
 import { subscriptionStreamName } from '../domain/webhook-subscriptions/subscription.ts';
 import { createCommandHandler } from '../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
-import { subscriptionCodec } from '../projections/webhook-subscriptions/subscription-codec.ts';
+import { subscriptionCodec } from '../domain/webhook-subscriptions/subscription-codec.ts';
 import type { DeadLetter, EventBus } from '../infrastructure/bus/event-bus.ts';
 import type { Topics } from '../projections/relay/public-events.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
 import { createEventAcceptor } from './accept-events.ts';
-import type { DeliveryLog } from '../projections/webhook-deliveries/delivery-log.ts';
+import type { DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
-import type { DeliveryQueue } from '../projections/webhook-deliveries/delivery-queue.ts';
+import type { DeliveryQueue } from '../webhooks/deliveries/delivery-queue.ts';
 import { startDeliveryWorker } from './delivery-worker.ts';
 import { createSubscriptionCache } from './subscription-cache.ts';
 import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';

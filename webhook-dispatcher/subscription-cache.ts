@@ -1,6 +1,6 @@
 import type { WebhookEventKind } from '../domain/webhook-subscriptions/subscription.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
-import type { LiveSubscriptionView } from '../projections/webhook-subscriptions/subscription-view.ts';
+import type { LiveSubscriptionView } from '../webhooks/subscription-view.ts';
 
 export type SubscriptionCacheDeps = {
   subscriptions: WebhookSubscriptionReadModel;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import express from 'express';
 import jwt from 'jsonwebtoken';
-import { placeOrderRequest } from '../../command-api/orders/place-order.ts';
+import { resolveOrderRequest } from '../../command-api/orders/place-order.ts';
 
 const [tokenFile, dataDir] = process.argv.slice(2) as [string, string];
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -54,7 +54,6 @@ const fromMemory = {
     }),
   },
 };
-const orderRequest = placeOrderRequest(fromMemory);
 
 const app = express();
 app.disable('x-powered-by');
@@ -69,9 +68,9 @@ app.post('/orders', express.json(), async (request, response) => {
     return;
   }
   // The project's order schema, its lookups answered from memory (any product, any address).
-  const parsed = await orderRequest.parse(customerId, (schema) => schema.safeParseAsync(request.body));
-  if (!parsed.success) {
-    response.status(400).json({ status: 400, errors: parsed.error.issues });
+  const parsed = await resolveOrderRequest(fromMemory, customerId, request.body);
+  if (!parsed.ok) {
+    response.status(400).json({ status: 400, errors: parsed.errors });
     return;
   }
   const order = { id: randomUUID(), customerId, status: 'placed', ...request.body };

@@ -12,14 +12,14 @@ import type { ErrorMapper } from '../../infrastructure/http/problem-details.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
-import { activeUser, addressView, storedTokens } from '../../projections/identity/user-resource.ts';
+import { activeUser, addressView, storedTokens } from '../../identity/user-resource.ts';
 import type { SealedText } from '../../domain/shared/personal-data.ts';
 import {
   AddressLimitError,
   LastAdminError,
   type StoredAddress,
   type UserStore,
-} from '../../projections/identity/users.ts';
+} from '../../identity/users.ts';
 import { authorize } from '../authorize.ts';
 
 /** How the identity stores' errors answer over HTTP. */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { hashPassword } from '../../infrastructure/auth/passwords.ts';
 import type { Role } from '../../domain/identity/roles.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
+import type { UserStore } from '../../identity/users.ts';
 
 const demoUsers: { email: string; name: string; roles: Role[] }[] = [
   { email: 'customer@example.com', name: 'Demo Customer', roles: ['customer'] },
@@ -44,3 +44,26 @@ export const formatDemoCredentials = (credentials: DemoCredentials): string =>
     ),
     '',
   ].join('\n');
+
+/**
+ * What a process that takes writes does once its port is bound (not before: a start that fails on a taken
+ * port must not make, and lose, demo passwords): the demo users into an empty user store, when asked, their
+ * passwords announced once.
+ */
+export const announceDemoUsers =
+  ({
+    seed,
+    users,
+    clock,
+    announce,
+  }: {
+    seed: boolean;
+    users: UserStore;
+    clock: Clock;
+    announce: (text: string) => void;
+  }) =>
+  async () => {
+    if (!seed) return;
+    const credentials = await seedDemoUsers(users, clock);
+    if (credentials.length > 0) announce(formatDemoCredentials(credentials));
+  };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { userEvents, type PersonalDataErased } from '../../domain/identity/user-events.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
-import { createEventCodec } from '../../infrastructure/event-sourcing/event-codec.ts';
+import { createEventCodec } from '../../domain/shared/event-codec.ts';
 import {
   NO_STREAM,
   WrongExpectedRevisionError,
@@ -12,7 +12,7 @@ import type { PersonalDataKeyring } from '../../infrastructure/personal-data/key
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { RefreshTokenStore } from '../../infrastructure/auth/refresh-tokens.ts';
 import { createSessions } from '../../infrastructure/auth/sessions.ts';
-import { keepAnAdmin, type User, type UserStore } from '../../projections/identity/users.ts';
+import { keepAnAdmin, type User, type UserStore } from '../../identity/users.ts';
 
 /** The stream that records a user's erasure: the fact, who and when, and nothing about the person. */
 export const userStreamName = (userId: string) => `user-${userId}`;

@@ -5,7 +5,7 @@ import type { Clock } from '../../infrastructure/clock.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import type { HttpModule } from '../../infrastructure/http/http-module.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
+import type { UserStore } from '../../identity/users.ts';
 import { addressRoutes, identityErrors } from './address-routes.ts';
 import { createUserErasure } from './erase-user.ts';
 import { erasureRoutes } from './erasure-routes.ts';

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { CatalogStore } from '../../projections/catalog/catalog.ts';
+import type { CatalogStore } from '../../catalog/catalog.ts';
 import { orderDecider, type OrderState } from '../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';
@@ -11,13 +11,13 @@ import { authorize } from '../authorize.ts';
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { WriteLimiter } from '../../infrastructure/auth/write-limits.ts';
 import { scopeOf } from '../../domain/identity/permissions.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
+import type { UserStore } from '../../identity/users.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
 import { createCommandHandler, type Handled } from '../../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../../infrastructure/http/accept-body.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
-import { forbidden, notFound } from '../../infrastructure/http/api-error.ts';
+import { forbidden, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import {
   asksPreconditions,
@@ -26,17 +26,20 @@ import {
   preconditionsHold,
 } from '../../infrastructure/http/representation.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
-import { parseInput, parseInputAsync } from '../../infrastructure/http/validation.ts';
+import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
 import { revealedJsonRepresentation, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
-import { orderCodec, orderEventSealer } from '../../projections/orders/order-codec.ts';
-import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
-import { orderResource } from '../../projections/orders/order-resource.ts';
+import { orderCodec } from '../../domain/orders/order-codec.ts';
+import { orderPersonalData } from '../../domain/orders/personal-data.ts';
+import { eventSealer } from '../../infrastructure/personal-data/seal-events.ts';
+import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
+import { currentOrderResource } from '../../domain/orders/order-resource.ts';
+import type { Caller } from '../../domain/orders/order-actions.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
 import { idempotent } from '../idempotency/idempotent.ts';
 import { cancelBody, noBody, paymentBody, shipBody } from './order-schemas.ts';
-import { placeOrderCommand, placeOrderRequest } from './place-order.ts';
+import { placeOrderCommand, resolveOrderRequest } from './place-order.ts';
 
 export type OrderCommandDeps = {
   eventStore: EventStore;
@@ -69,11 +72,13 @@ const bodyOf = <Schema extends z.ZodType>(schema: Schema, request: Request): z.i
   parseInput(schema, request.body ?? {});
 
 /**
- * The order as sent (personal fields opened): the same bytes, and so the same strong ETag, as the query
- * side's; and the sealed text it was made from.
+ * The order as sent to the caller (personal fields opened, the caller's actions): the same bytes, and so the
+ * same strong ETag, as the query side's for the same caller; and the sealed text it was made from.
  */
-const representationOf = (reveal: Reveal, details: OrderDetails) =>
-  revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt });
+const representationOf = (reveal: Reveal, details: OrderDetails, caller: Caller) =>
+  revealedJsonRepresentation(reveal, currentOrderResource(details, caller), {
+    lastModified: details.updatedAt,
+  });
 
 /**
  * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event (the
@@ -84,12 +89,12 @@ const representationOf = (reveal: Reveal, details: OrderDetails) =>
 const sendOrder = async (
   { reveal, consistencyTokens }: { reveal: Reveal; consistencyTokens: Pick<ConsistencyTokens, 'issue'> },
   response: Response,
-  handled: Handled<OrderEvent, OrderState>,
+  handled: Handled<OrderEvent, OrderState, OrderDetails>,
   status: 200 | 201,
 ) => {
-  const details = detailsOf(handled.history);
+  const details = handled.view;
   if (!details || handled.readAt === null) throw new Error('an order command found no order');
-  const { representation, sealed } = await representationOf(reveal, details);
+  const { representation, sealed } = await representationOf(reveal, details, principalOf(response));
   response.locals['sealedBody'] = sealed;
   if (status === 201) response.location(`/orders/${details.id}`);
   response
@@ -113,13 +118,14 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     eventStore: deps.eventStore,
     codec: orderCodec,
     decider: orderDecider,
+    // The answer is the order's details, folded once with the decision state.
+    view: evolveDetails,
     newId,
-    seal: orderEventSealer(deps.personalData),
+    seal: eventSealer(orderPersonalData, deps.personalData),
   });
   const reveal = deps.personalData.reveal;
   const answering = { reveal, consistencyTokens: deps.consistencyTokens };
   const router = createRouter();
-  const placeOrder = placeOrderRequest(deps);
   const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger, reveal });
   const auth = authenticate(deps.authenticator);
 
@@ -129,28 +135,29 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
    * the request's preconditions (RFC 9110, section 13.2.2: If-Match, else If-Unmodified-Since, then
    * If-None-Match), checked before anything is decided.
    */
-  const preconditionOf = (request: Request, response: Response) => async (history: readonly OrderEvent[]) => {
-    const details = detailsOf(history);
-    if (details === null) throw notFound(noSuchOrder);
-    if (!mayActOn(response, details.customerId)) {
-      // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
-      if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
-      throw forbidden('You may read this order, but not do this to it: it is not yours.');
-    }
-    // The order's version costs opening its personal data and a hash: only for a request that names one.
-    if (!asksPreconditions(request)) return;
-    const { representation: current } = await representationOf(reveal, details);
-    if (!preconditionsHold(request, current)) {
-      throw preconditionFailed(
-        'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
-      );
-    }
-    if (!noneMatchHolds(request, current.etag)) {
-      throw preconditionFailed(
-        'The order exists, and If-None-Match asked that it should not (or not in this version).',
-      );
-    }
-  };
+  const preconditionOf =
+    (request: Request, response: Response) =>
+    async (_history: unknown, _state: unknown, details: OrderDetails | null) => {
+      if (details === null) throw notFound(noSuchOrder);
+      if (!mayActOn(response, details.customerId)) {
+        // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
+        if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
+        throw forbidden('You may read this order, but not do this to it: it is not yours.');
+      }
+      // The order's version costs opening its personal data and a hash: only for a request that names one.
+      if (!asksPreconditions(request)) return;
+      const { representation: current } = await representationOf(reveal, details, principalOf(response));
+      if (!preconditionsHold(request, current)) {
+        throw preconditionFailed(
+          'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
+        );
+      }
+      if (!noneMatchHolds(request, current.etag)) {
+        throw preconditionFailed(
+          'The order exists, and If-None-Match asked that it should not (or not in this version).',
+        );
+      }
+    };
 
   const transition = async (
     request: Request,
@@ -177,12 +184,16 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     keyed,
     async (request, response) => {
       const customerId = principalOf(response).userId;
-      const body = await placeOrder.parse(customerId, (schema) =>
-        parseInputAsync(schema, request.body ?? {}),
-      );
+      const resolved = await resolveOrderRequest(deps, customerId, request.body ?? {});
+      if (!resolved.ok) throw validationFailed(resolved.errors);
       const orderId = newId();
       const placedAt = clock.now().toISOString();
-      const command = placeOrderCommand(body, { orderId, customerId, placedAt, currency: deps.currency });
+      const command = placeOrderCommand(resolved.request, {
+        orderId,
+        customerId,
+        placedAt,
+        currency: deps.currency,
+      });
       const handled = await orders.handle(orderStreamName(orderId), command, {
         metadata: eventMetadataOf(response, placedAt),
         // The id was just chosen: the stream cannot exist (were it there after all, the append would fail).

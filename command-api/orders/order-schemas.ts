@@ -27,7 +27,6 @@ export const paymentBody = z.strictObject({
   amount: moneyBody,
   reference: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
 });
-export type PaymentBody = z.infer<typeof paymentBody>;
 
 export const cancelBody = z.strictObject({
   reason: z

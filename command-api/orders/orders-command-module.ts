@@ -1,5 +1,5 @@
-import type { CatalogStore } from '../../projections/catalog/catalog.ts';
-import { createCatalogSnapshot } from '../../projections/catalog/catalog-snapshot.ts';
+import type { CatalogStore } from '../../catalog/catalog.ts';
+import { createCatalogSnapshot } from '../../catalog/catalog-snapshot.ts';
 import type { HttpModule } from '../../infrastructure/http/http-module.ts';
 import { orderCommandRoutes, type OrderCommandDeps } from './order-command-routes.ts';
 import { orderErrors } from './order-errors.ts';

@@ -1,11 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
-import type { Product } from '../../projections/catalog/catalog.ts';
-import type { CatalogStore } from '../../projections/catalog/catalog.ts';
+import type { CatalogStore, Product } from '../../catalog/catalog.ts';
 import type { PlaceOrder } from '../../domain/orders/order.ts';
 import { money } from '../../domain/shared/money.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
-import { sealedStoredAddress } from '../../projections/identity/user-resource.ts';
+import { sealedStoredAddress } from '../../identity/user-resource.ts';
+import type { UserStore } from '../../identity/users.ts';
+import { fieldErrors, type FieldError } from '../../infrastructure/validation/field-errors.ts';
 import { orderLimits } from './order-schemas.ts';
 
 const productIdFormat = /^[1-9]\d{0,14}$/;
@@ -31,121 +30,120 @@ const quantity = z
   })
   .meta({ type: 'integer', minimum: 1, maximum: orderLimits.maxQuantity });
 
-/** The product a line refers to, once found; lines whose product is unknown (or malformed) have none. */
-const productIdOf = (item: unknown): number | undefined => {
-  const product = (item as { productId?: unknown } | null)?.productId;
-  return typeof product === 'object' && product !== null ? (product as Product).id : undefined;
-};
+/** POST /orders' body, its shape alone (no lookups): what the API document shows. */
+export const createOrderBody = z.strictObject({
+  items: z
+    .array(
+      z.strictObject({
+        productId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+        quantity,
+      }),
+      { error: 'must be an array of items' },
+    )
+    .min(1, 'an order needs at least one item')
+    .max(orderLimits.maxItems, `at most ${orderLimits.maxItems} items`),
+  shippingAddressId: z.uuid('must be the id of one of your stored addresses'),
+  note: z
+    .string()
+    .max(orderLimits.maxNoteLength, `must be at most ${orderLimits.maxNoteLength} characters`)
+    .nullable()
+    .optional(),
+});
 
 type Lookups = { catalog: Pick<CatalogStore, 'getProduct'>; users: Pick<UserStore, 'findAddress'> };
 
-/**
- * POST /orders' body as one schema: its shape, and its references looked up as it is parsed (each product
- * in the catalogue, with its stock at this moment; the address among the caller's stored ones), so that
- * one 400 lists every problem of the request at once, and what comes out is typed: the products and the
- * address themselves. Orders do not reserve stock (the admin backend owns it): only the level now counts.
- *
- * The schema is built once per process (building a zod schema costs more than parsing with it); whose
- * addresses count is the request's, given to `parse` and read by the address lookup from the parse's
- * asynchronous context.
- */
-export const placeOrderRequest = ({ catalog, users }: Lookups) => {
-  const requestingCustomer = new AsyncLocalStorage<string>();
-  const schema = placeOrderSchema({ catalog, users }, () => {
-    const customerId = requestingCustomer.getStore();
-    if (customerId === undefined) throw new Error('an order request is parsed for a customer');
-    return customerId;
-  });
-  return {
-    schema,
-    /** Parses a body for a customer with `parseWith` (safeParseAsync, or the HTTP layer's parse). */
-    parse: <T>(customerId: string, parseWith: (schema: PlaceOrderSchema) => Promise<T>): Promise<T> =>
-      requestingCustomer.run(customerId, () => parseWith(schema)),
-  };
+/** A request whose references were found: the products (with their stock now) and the address, sealed. */
+export type PlaceOrderRequest = {
+  lines: { product: Product; quantity: number }[];
+  address: ReturnType<typeof sealedStoredAddress>;
+  note: string | null;
 };
 
-const placeOrderSchema = ({ catalog, users }: Lookups, customerId: () => string) =>
-  z.strictObject({
-    items: z
-      .array(
-        z
-          .strictObject({
-            productId: z
-              .string()
-              .min(1, 'must not be empty')
-              .max(64, 'must be at most 64 characters')
-              .transform(async (productId, context): Promise<Product> => {
-                const product = productIdFormat.test(productId)
-                  ? await catalog.getProduct(Number(productId))
-                  : null;
-                if (!product) {
-                  context.addIssue({ code: 'custom', message: 'no product with this id' });
-                  return z.NEVER;
-                }
-                return product;
-              }),
-            quantity,
-          })
-          .superRefine(({ productId: product, quantity }, context) => {
-            if (quantityProblem(quantity)) return; // its own message says what is wrong with it
-            if (product.stock === null || quantity <= product.stock) return;
-            context.addIssue({
-              code: 'custom',
-              path: ['quantity'],
-              message: product.stock === 0 ? 'sold out: 0 available' : `only ${product.stock} available`,
-            });
-          }),
-        { error: 'must be an array of items' },
-      )
-      .min(1, 'an order needs at least one item')
-      .max(orderLimits.maxItems, `at most ${orderLimits.maxItems} items`)
-      .superRefine(
-        (items, context) => {
-          const seen = new Set<number>();
-          items.forEach((item, index) => {
-            const id = productIdOf(item);
-            if (id === undefined) return;
-            if (seen.has(id)) {
-              context.addIssue({
-                code: 'custom',
-                path: [index, 'productId'],
-                message: 'product appears more than once; raise the quantity instead',
-              });
-            }
-            seen.add(id);
-          });
-        },
-        // Also when other lines are wrong, so that one answer lists every problem.
-        { when: ({ value }) => Array.isArray(value) },
-      ),
-    shippingAddressId: z
-      .uuid('must be the id of one of your stored addresses')
-      .transform(async (addressId, context) => {
-        const address = await users.findAddress(customerId(), addressId);
-        if (!address) {
-          context.addIssue({ code: 'custom', message: 'you have no stored address with this id' });
-          return z.NEVER;
-        }
-        // Copied sealed: the order never holds the address in the clear either.
-        return sealedStoredAddress(customerId(), address);
-      }),
-    note: z
-      .string()
-      .max(orderLimits.maxNoteLength, `must be at most ${orderLimits.maxNoteLength} characters`)
-      .nullable()
-      .optional(),
-  });
+export type ResolvedOrder = { ok: true; request: PlaceOrderRequest } | { ok: false; errors: FieldError[] };
 
-type PlaceOrderSchema = ReturnType<typeof placeOrderSchema>;
-export type PlaceOrderRequest = z.output<PlaceOrderSchema>;
+/** The parts of a body that are well-formed on their own, whatever is wrong elsewhere in it. */
+const wellFormedParts = (body: unknown) => {
+  const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  // Too many lines is the answer on its own: no line is looked up then.
+  const items =
+    Array.isArray(record['items']) && record['items'].length <= orderLimits.maxItems
+      ? (record['items'] as unknown[])
+      : [];
+  const lines = items.map((item) => {
+    const { productId, quantity: wanted } = (item ?? {}) as { productId?: unknown; quantity?: unknown };
+    return {
+      productId: typeof productId === 'string' && productIdFormat.test(productId) ? Number(productId) : null,
+      namesAProduct: typeof productId === 'string' && productId.length > 0 && productId.length <= 64,
+      quantity: typeof wanted === 'number' && quantityProblem(wanted) === null ? wanted : null,
+    };
+  });
+  const addressId = z.uuid().safeParse(record['shippingAddressId']);
+  return { lines, addressId: addressId.success ? addressId.data : null };
+};
+
+/**
+ * POST /orders' body for a customer: its shape checked, then its references looked up in one place (each
+ * product in the catalogue, with its stock at this moment; the address among the customer's stored ones),
+ * so that one answer lists every problem of the request at once. Orders do not reserve stock (the admin
+ * backend owns it): only the level now counts.
+ */
+export const resolveOrderRequest = async (
+  { catalog, users }: Lookups,
+  customerId: string,
+  body: unknown,
+): Promise<ResolvedOrder> => {
+  const shape = createOrderBody.safeParse(body);
+  const errors: FieldError[] = shape.success ? [] : fieldErrors(shape.error);
+  const parts = wellFormedParts(body);
+  const [products, address] = await Promise.all([
+    Promise.all(
+      parts.lines.map((line) => (line.productId === null ? null : catalog.getProduct(line.productId))),
+    ),
+    parts.addressId === null ? null : users.findAddress(customerId, parts.addressId),
+  ]);
+  const seen = new Set<number>();
+  parts.lines.forEach((line, index) => {
+    const product = products[index];
+    if (!product) {
+      if (line.namesAProduct)
+        errors.push({ field: `items[${index}].productId`, message: 'no product with this id' });
+      return;
+    }
+    if (seen.has(product.id)) {
+      errors.push({
+        field: `items[${index}].productId`,
+        message: 'product appears more than once; raise the quantity instead',
+      });
+    }
+    seen.add(product.id);
+    if (line.quantity === null || product.stock === null || line.quantity <= product.stock) return;
+    errors.push({
+      field: `items[${index}].quantity`,
+      message: product.stock === 0 ? 'sold out: 0 available' : `only ${product.stock} available`,
+    });
+  });
+  if (parts.addressId !== null && !address) {
+    errors.push({ field: 'shippingAddressId', message: 'you have no stored address with this id' });
+  }
+  if (!shape.success || errors.length > 0 || !address) return { ok: false, errors };
+  return {
+    ok: true,
+    request: {
+      lines: shape.data.items.map((item, index) => ({ product: products[index]!, quantity: item.quantity })),
+      // Copied sealed: the order never holds the address in the clear either.
+      address: sealedStoredAddress(customerId, address),
+      note: shape.data.note ?? null,
+    },
+  };
+};
 
 /** The command a valid request asks for: prices and names as the catalogue has them now, the address copied. */
 export const placeOrderCommand = (
   request: PlaceOrderRequest,
   order: { orderId: string; customerId: string; placedAt: string; currency: string },
 ): PlaceOrder => {
-  const { street, city, postalCode, country } = request.shippingAddressId;
-  const items = request.items.map(({ productId: product, quantity }) => ({
+  const { street, city, postalCode, country } = request.address;
+  const items = request.lines.map(({ product, quantity }) => ({
     productId: String(product.id),
     productName: product.name,
     quantity,
@@ -159,20 +157,8 @@ export const placeOrderCommand = (
       customerId: order.customerId,
       items,
       shippingAddress: { street, city, postalCode, country },
-      note: request.note ?? null,
+      note: request.note,
       placedAt: order.placedAt,
     },
   };
 };
-
-/**
- * The body's shape as the API document shows it: the same schema, whose lookups only run when a request is
- * parsed (so none here).
- */
-export const createOrderBody = placeOrderSchema(
-  {
-    catalog: { getProduct: () => Promise.reject(new Error('the document parses no request')) },
-    users: { findAddress: () => Promise.reject(new Error('the document parses no request')) },
-  },
-  () => '',
-);

@@ -17,19 +17,11 @@ import type { ConsistencyTokens } from '../../infrastructure/http/consistency-to
 import { notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
-import type { DeliveryQueue } from '../../projections/webhook-deliveries/delivery-queue.ts';
-import { subscriptionCodec } from '../../projections/webhook-subscriptions/subscription-codec.ts';
+import type { DeliveryQueue } from '../../webhooks/deliveries/delivery-queue.ts';
+import { subscriptionCodec } from '../../domain/webhook-subscriptions/subscription-codec.ts';
 import type { SubscriptionEvent } from '../../domain/webhook-subscriptions/subscription-events.ts';
-import {
-  openWebhookUrl,
-  sealWebhookUrl,
-  type StoredWebhookUrl,
-} from '../../projections/webhook-subscriptions/webhook-url.ts';
-import {
-  subscriptionOf,
-  subscriptionResource,
-  type Subscription,
-} from '../../projections/webhook-subscriptions/subscription-view.ts';
+import { openWebhookUrl, sealWebhookUrl, type StoredWebhookUrl } from '../../webhooks/webhook-url.ts';
+import { subscriptionOf, subscriptionResource, type Subscription } from '../../webhooks/subscription-view.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
 import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
 import { generateWebhookSecret } from '../../infrastructure/outbound-http/standard-webhooks.ts';

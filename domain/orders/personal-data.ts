@@ -1,13 +1,15 @@
-import type { PersonalDataClassification } from '../shared/personal-data.ts';
-import type { OrderEvent } from './order-events.ts';
+import { personalPathsIn, type PersonalDataClassification } from '../shared/personal-data.ts';
+import { orderEvents, type OrderEvent } from './order-events.ts';
 
-// Which data names a person, in one place beside the event schemas (order-events.ts). Every field listed
-// here is sealed (encrypted under its owner's data key) before the event reaches any store or topic, and
+// Which data names a person: the event schemas say it (order-events.ts: a field of type `personalText` is
+// personal), and this says whose it is. Every such field is sealed (encrypted under its owner's data key) before the event reaches any store or topic, and
 // every view that copies it (read models, the order resource, webhooks, stored idempotent answers, the
 // webhook retry state) carries the sealed form; the surfaces open it on the way out, and show `[erased]`
 // once the owner's key is gone. Erasure (crypto-shredding) is deleting that key.
 
-const addressFields = ['street', 'city', 'postalCode', 'country'] as const;
+/** The personal fields of an event type's current version, as its schema marks them. */
+const personalFieldsOf = (type: 'OrderPlaced' | 'OrderCancelled') =>
+  personalPathsIn(orderEvents[type].schemas.at(-1)!);
 
 /** The customer of the order whose stream `before` is: the owner of what is written about the order. */
 const customerOf = (before: readonly { type: string; data: unknown }[]): string => {
@@ -26,17 +28,17 @@ const customerOf = (before: readonly { type: string; data: unknown }[]): string 
 export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
   OrderPlaced: {
     owner: (data) => data.customerId,
-    fields: [...addressFields.map((field) => ['shippingAddress', field]), ['note']],
+    fields: personalFieldsOf('OrderPlaced'),
     taggedSince: 2,
   },
   OrderCancelled: {
     owner: (_data, before) => customerOf(before),
-    fields: [['reason']],
+    fields: personalFieldsOf('OrderCancelled'),
     taggedSince: 2,
   },
 };
 
-/**
+/*
  * The views that copy personal fields, and where (documentation and tests hold to this list; each copies
  * the sealed form from the events above, and is opened only where it leaves the service):
  * - the order resource (GET /orders/{id}, lists, ?revision=N, command answers, stored idempotent answers):
@@ -45,15 +47,7 @@ export const orderPersonalData: PersonalDataClassification<OrderEvent> = {
  *   `data.order.shippingAddress.*`, `data.order.note`, `data.order.cancellationReason`), in Kafka messages
  *   and the webhook retry state;
  * - event resources (`/orders/{id}/events`, `/audit/events`) and exports: the event data above.
- * The user record (projections/identity/): `email`, `name` and the stored addresses are personal. Stored
+ * The user record (identity/): `email`, `name` and the stored addresses are personal. Stored
  * addresses are sealed like the events' (an order copies the sealed form); the e-mail and name stay in the
  * clear (sign-in needs the e-mail), and erasure anonymises them.
  */
-export const personalViewFields = {
-  orderResource: [
-    ...addressFields.map((field) => ['shippingAddress', field]),
-    ['note'],
-    ['cancellationReason'],
-  ],
-  user: [['email'], ['name'], ['addresses']],
-} as const;

@@ -80,3 +80,21 @@ export const legacySealedFields = <T>(data: T, owner: string, paths: readonly Pe
   };
   return paths.reduce<unknown>((sealed, path) => at(sealed, path), data) as T;
 };
+
+/**
+ * The paths of an event schema's personal fields: every field whose schema is `personalText` (nullable or
+ * optional or not), at any depth of nested objects. The event schema is where a field is said to be
+ * personal; the classification of its feature reads it from there.
+ */
+export const personalPathsIn = (schema: z.ZodType, path: readonly string[] = []): PersonalFieldPath[] => {
+  let inner: z.ZodType = schema;
+  while (inner instanceof z.ZodNullable || inner instanceof z.ZodOptional)
+    inner = inner.unwrap() as z.ZodType;
+  if (inner === personalText) return [path];
+  if (inner instanceof z.ZodObject) {
+    return Object.entries(inner.shape).flatMap(([key, field]) =>
+      personalPathsIn(field as z.ZodType, [...path, key]),
+    );
+  }
+  return [];
+};

@@ -1,5 +1,5 @@
 /**
- * What authentication needs of the accounts the identity feature keeps (projections/identity/users.ts fills
+ * What authentication needs of the accounts the identity feature keeps (identity/users.ts fills
  * it): the mechanism here knows accounts by id and e-mail, their roles as names and their revocations, and
  * nothing of what else a user has.
  */

@@ -366,8 +366,6 @@ export const kafkaConfig = (
   },
 });
 
-export type KafkaConfig = ReturnType<typeof kafkaConfig>;
-
 /** Demo data for a first start: who may sign in, and what there is to order. */
 export const demoSeedEnvironment = {
   SEED_DEMO_USERS: z

@@ -80,5 +80,3 @@ export const webhookConfig = (env: WebhookEnvironment) => ({
   /** null: the system resolver. An empty list would be a resolver that can resolve nothing. */
   dnsServers: env.WEBHOOK_DNS_SERVERS?.length ? env.WEBHOOK_DNS_SERVERS : null,
 });
-
-export type WebhookConfig = ReturnType<typeof webhookConfig>;

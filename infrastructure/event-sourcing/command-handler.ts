@@ -5,18 +5,14 @@ import {
   type EventStore,
   type GlobalPosition,
 } from '../event-store/event-store.ts';
-import type { EventCodec } from './event-codec.ts';
+import type { Decider } from '../../domain/shared/decider.ts';
+import type { EventCodec } from '../../domain/shared/event-codec.ts';
 
-/** An aggregate's decision logic, as the domain gives it (see domain/shared/decider.ts). */
-export type DecisionModel<Command, Event, State> = {
-  initialState: () => State;
-  evolve: (state: State, event: Event) => State;
-  decide: (command: Command, state: State) => Event[];
-};
-
-export type Handled<Event, State> = {
+export type Handled<Event, State, View = null> = {
   /** Every event of the stream after the command, the new ones last, as the current versions. */
   history: Event[];
+  /** The handler's view of the stream after the command (its `view` fold); null without one, or no events. */
+  view: View | null;
   /** What the command appended (none when it changed nothing). */
   appended: Event[];
   /** The state after the command. */
@@ -33,14 +29,14 @@ export type Handled<Event, State> = {
   readAt: GlobalPosition | null;
 };
 
-export type HandleOptions<Event, State> = {
+export type HandleOptions<Event, State, View = null> = {
   metadata: EventMetadata;
   /**
-   * Checked against the history read, before deciding; throws to refuse (an HTTP precondition, who may act
-   * on the aggregate). Runs again on every retry, so a concurrent change the caller has not seen fails it
-   * instead of being decided over.
+   * Checked against the history read (and its view), before deciding; throws to refuse (an HTTP
+   * precondition, who may act on the aggregate). Runs again on every retry, so a concurrent change the
+   * caller has not seen fails it instead of being decided over.
    */
-  precondition?: (history: readonly Event[], state: State) => void | Promise<void>;
+  precondition?: (history: readonly Event[], state: State, view: View | null) => void | Promise<void>;
   /** The stream cannot exist yet (its id was just chosen): the first attempt does not read it. */
   newStream?: boolean;
 };
@@ -60,17 +56,28 @@ export class ConcurrencyExhaustedError extends Error {
  * precondition, decide, and append at the revision read. When another writer appended first, read and
  * decide again: the decision then sees their events, so no history the decider forbids is ever written.
  */
-export const createCommandHandler = <Command, Event extends { type: string; data: unknown }, State>({
+export const createCommandHandler = <
+  Command,
+  Event extends { type: string; data: unknown },
+  State,
+  View = null,
+>({
   eventStore,
   codec,
   decider,
+  view,
   newId,
   seal = async (event) => event,
   maxAttempts = 5,
 }: {
   eventStore: EventStore;
   codec: EventCodec<Event>;
-  decider: DecisionModel<Command, Event, State>;
+  decider: Decider<Command, Event, State>;
+  /**
+   * A view of the stream folded in the same pass as the decision state (an order's details, say), for the
+   * precondition and the command's answer: what the caller is shown, which the decision state need not hold.
+   */
+  view?: (view: View | null, event: Event) => View;
   /** Ids of the appended events. */
   newId: () => string;
   /**
@@ -91,17 +98,21 @@ export const createCommandHandler = <Command, Event extends { type: string; data
     return { history, revision: stored.length - 1 };
   };
 
+  const viewOf = (events: readonly Event[], from: View | null = null): View | null =>
+    view ? events.reduce<View | null>(view, from) : null;
+
   return {
     async handle(
       streamId: string,
       command: Command,
-      options: HandleOptions<Event, State>,
-    ): Promise<Handled<Event, State>> {
+      options: HandleOptions<Event, State, View>,
+    ): Promise<Handled<Event, State, View>> {
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const { history, revision } =
           attempt === 1 && options.newStream ? { history: [], revision: -1 } : await readHistory(streamId);
         const state = history.reduce(decider.evolve, decider.initialState());
-        await options.precondition?.(history, state);
+        const viewBefore = viewOf(history);
+        await options.precondition?.(history, state, viewBefore);
         const decided = decider.decide(command, state);
         const events =
           decided.length === 0
@@ -112,7 +123,7 @@ export const createCommandHandler = <Command, Event extends { type: string; data
         const after = events.reduce(decider.evolve, state);
         if (events.length === 0) {
           const readAt = await eventStore.headPosition();
-          return { history, appended: [], state: after, revision, position: null, readAt };
+          return { history, view: viewBefore, appended: [], state: after, revision, position: null, readAt };
         }
         try {
           const appended = await eventStore.appendToStream(
@@ -125,6 +136,7 @@ export const createCommandHandler = <Command, Event extends { type: string; data
           );
           return {
             history: [...history, ...events],
+            view: viewOf(events, viewBefore),
             appended: events,
             state: after,
             revision: appended.nextExpectedRevision,
@@ -140,6 +152,9 @@ export const createCommandHandler = <Command, Event extends { type: string; data
   };
 };
 
-export type CommandHandler<Command, Event extends { type: string; data: unknown }, State> = ReturnType<
-  typeof createCommandHandler<Command, Event, State>
->;
+export type CommandHandler<
+  Command,
+  Event extends { type: string; data: unknown },
+  State,
+  View = null,
+> = ReturnType<typeof createCommandHandler<Command, Event, State, View>>;

@@ -1,7 +1,5 @@
 import type { GlobalPosition, RecordedEvent } from './event-store.ts';
 
-export type RecentEvents = ReturnType<typeof createRecentEvents>;
-
 /** An event as the store wrote it: data and metadata as the JSON text stored. */
 /** An event as its append wrote it, its position set once its INSERT has run. */
 export type StoredEvent = {

@@ -4,6 +4,7 @@ import { InvariantViolationError } from '../../domain/shared/errors.ts';
 import { ConcurrencyExhaustedError } from '../event-sourcing/command-handler.ts';
 import { storageFailureOf } from '../storage/storage-failure.ts';
 import { EventLogUnavailableError } from '../event-store/event-store.ts';
+import { isMongoUnreachable } from '../mongo/mongo-unavailable.ts';
 import type { FieldError } from '../validation/field-errors.ts';
 import { ApiError, UnauthorizedError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
@@ -131,6 +132,15 @@ const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError |
       headers: { 'Retry-After': '1' },
     });
   }
+  if (isMongoUnreachable(error)) {
+    return new ApiError(
+      'service-unavailable',
+      'The service cannot reach its read store now. Retry shortly.',
+      {
+        headers: { 'Retry-After': '1' },
+      },
+    );
+  }
   if (error instanceof ConcurrencyExhaustedError) {
     return new ApiError('conflict', 'It is being changed by others right now. Retry.', {
       headers: { 'Retry-After': '1' },
@@ -171,10 +181,12 @@ export const errorHandler =
         problem(errorTypeBase, 'internal', 'The server could not complete the request.', instance),
       );
     }
-    if (error instanceof EventLogUnavailableError) {
+    if (error instanceof EventLogUnavailableError || isMongoUnreachable(error)) {
       logger.error(
         { err: error, method: request.method, path: instance },
-        'request failed: event log unreachable',
+        error instanceof EventLogUnavailableError
+          ? 'request failed: event log unreachable'
+          : 'request failed: read store unreachable',
       );
     }
     if (apiError.kind === 'storage-unavailable') {

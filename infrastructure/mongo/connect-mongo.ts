@@ -1,5 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { mongoClientDefaults } from './mongo-unavailable.ts';
 
 export type MongoConnection = {
   db: Db;
@@ -25,7 +26,7 @@ export const connectMongo = async ({
   database: string;
 }): Promise<MongoConnection> => {
   const monitored = mongoCommandChannel.hasSubscribers;
-  const client = new MongoClient(url, { monitorCommands: monitored });
+  const client = new MongoClient(url, { ...mongoClientDefaults(url), monitorCommands: monitored });
   if (monitored) {
     client.on('commandStarted', ({ commandName, command, databaseName }) =>
       mongoCommandChannel.publish({ commandName, command, databaseName } satisfies MongoCommandStarted),

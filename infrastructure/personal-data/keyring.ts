@@ -229,6 +229,13 @@ export const createPersonalDataKeyring = ({
 
     reveal,
 
+    /**
+     * What this process holds of the owner's key now: an object that stays the same while the key stays
+     * cached (at most `cacheTtlMs`), and changes when it is fetched again or erased here; undefined when
+     * nothing is cached. What was opened under one stamp may be kept as long as the stamp is current.
+     */
+    keyStamp: (ownerId: string): object | undefined => cached(ownerId),
+
     /** A value with every sealed field opened (through its JSON form). */
     async revealValue<T>(value: T): Promise<T> {
       return JSON.parse(await reveal(JSON.stringify(value))) as T;

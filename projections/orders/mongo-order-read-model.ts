@@ -171,6 +171,8 @@ export const createMongoOrderReadModel = async (
       const filter: Filter<OrderDocument> = {};
       if (query.customerId !== undefined) filter.customerId = query.customerId;
       if (query.status !== undefined) filter.status = query.status;
+      // The id index's keys, read for the ones ending so (hex digits only: checked where the query is parsed).
+      if (query.idEndsWith !== undefined) filter._id = { $regex: `${query.idEndsWith}$` };
       if (query.kind === 'page') {
         const [total, documents] = await Promise.all([
           // All orders: the collection's count, from its metadata (counting matches would scan it).

@@ -1,8 +1,8 @@
 import { isOrderStream } from '../../domain/orders/order.ts';
 import { isNextRevision } from '../../infrastructure/event-sourcing/revision-guard.ts';
 import type { GlobalPosition, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
-import { decodeOrderEvent } from './order-codec.ts';
-import { evolveDetails, type OrderDetails } from './order-details.ts';
+import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
+import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
 
 /** An order as the read model keeps it: its details, and where in its stream and in the log they are. */
 export type OrderView = OrderDetails & {

@@ -6,6 +6,8 @@ export type OrderListQuery = {
   /** Only this customer's orders (customers see nothing else). */
   customerId?: string;
   status?: OrderStatus;
+  /** Only orders whose id ends with these 8 lowercase hex digits: the short id the console shows. */
+  idEndsWith?: string;
   limit: number;
 } & (
   | { kind: 'page'; offset: number }

@@ -18,10 +18,14 @@ const tableSchema = (table: string) => `
     document    TEXT    NOT NULL
   );
 `;
+/** An id's last 8 characters (a UUID has 36): the short id, indexed as this very expression. */
+const shortIdOfRow = 'substr(id, 29)';
+
 const indexSchema = (table: string) => `
   CREATE INDEX IF NOT EXISTS ${table}_listing ON ${table} (created_at, id);
   CREATE INDEX IF NOT EXISTS ${table}_customer ON ${table} (customer_id, created_at, id);
   CREATE INDEX IF NOT EXISTS ${table}_status ON ${table} (status, created_at, id);
+  CREATE INDEX IF NOT EXISTS ${table}_short_id ON ${table} (${shortIdOfRow});
 `;
 
 const liveTable = 'order_views';
@@ -120,6 +124,10 @@ export const createSqliteOrderReadModel = (
       if (query.status !== undefined) {
         where.push('status = ?');
         values.push(query.status);
+      }
+      if (query.idEndsWith !== undefined) {
+        where.push(`${shortIdOfRow} = ?`);
+        values.push(query.idEndsWith);
       }
       const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
 

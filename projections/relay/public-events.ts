@@ -3,9 +3,9 @@ import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
 import type { WebhookEventKind } from '../../domain/webhook-subscriptions/subscription.ts';
 import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 import { jsonMessage, type BusMessage } from '../../infrastructure/bus/event-bus.ts';
-import { decodeOrderEvent } from '../orders/order-codec.ts';
-import { evolveDetails, type OrderDetails } from '../orders/order-details.ts';
-import { orderResource } from '../orders/order-resource.ts';
+import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
+import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
+import { orderResource } from '../../domain/orders/order-resource.ts';
 import { isSubscriptionStream, subscriptionIdOf } from '../../domain/webhook-subscriptions/subscription.ts';
 
 /**

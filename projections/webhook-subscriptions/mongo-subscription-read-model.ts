@@ -5,7 +5,7 @@ import {
   nextSubscriptionView,
   type LiveSubscriptionView,
   type WebhookSubscriptionView,
-} from './subscription-view.ts';
+} from '../../webhooks/subscription-view.ts';
 import { isSubscriptionStream, subscriptionIdOf } from '../../domain/webhook-subscriptions/subscription.ts';
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;

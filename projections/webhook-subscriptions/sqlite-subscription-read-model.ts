@@ -6,7 +6,7 @@ import {
   nextSubscriptionView,
   type LiveSubscriptionView,
   type WebhookSubscriptionView,
-} from './subscription-view.ts';
+} from '../../webhooks/subscription-view.ts';
 import { isSubscriptionStream, subscriptionIdOf } from '../../domain/webhook-subscriptions/subscription.ts';
 
 /** Subscriptions in a node:sqlite table: a handful of rows, each a JSON document. */

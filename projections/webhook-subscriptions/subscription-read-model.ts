@@ -1,6 +1,6 @@
 import type { WebhookEventKind } from '../../domain/webhook-subscriptions/subscription.ts';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
-import type { LiveSubscriptionView } from './subscription-view.ts';
+import type { LiveSubscriptionView } from '../../webhooks/subscription-view.ts';
 
 /** Webhook subscriptions as the admin API lists them and the dispatcher matches events against them. */
 export type WebhookSubscriptionReadModel = {

@@ -12,11 +12,7 @@ import {
 import { validationFailed } from '../../infrastructure/http/api-error.ts';
 import { sendRevealedJson, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
-import {
-  openWebhookUrl,
-  webhookUrlOrigin,
-  type StoredWebhookUrl,
-} from '../../projections/webhook-subscriptions/webhook-url.ts';
+import { openWebhookUrl, webhookUrlOrigin, type StoredWebhookUrl } from '../../webhooks/webhook-url.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import { eventResource } from './event-resource.ts';
 

@@ -1,11 +1,7 @@
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import type { RecordedEvent, StreamEvent } from '../../infrastructure/event-store/event-store.ts';
 import { storedWithSealedFields } from '../../infrastructure/personal-data/seal-events.ts';
-import {
-  webhookUrlOrigin,
-  withWebhookUrl,
-  type StoredWebhookUrl,
-} from '../../projections/webhook-subscriptions/webhook-url.ts';
+import { webhookUrlOrigin, withWebhookUrl, type StoredWebhookUrl } from '../../webhooks/webhook-url.ts';
 
 /**
  * An event of the log as the audit endpoints show it: the stored fact verbatim (its data as recorded, money

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PendingPurge, PurgeOutbox } from '../../projections/catalog/catalog.ts';
+import type { PendingPurge, PurgeOutbox } from '../../catalog/catalog.ts';
 import type { PurgeMetrics } from './purge-metrics.ts';
 import type { PurgeSender } from './send-purge.ts';
 

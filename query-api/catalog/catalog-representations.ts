@@ -1,6 +1,6 @@
 import { moneyToDecimal } from '../../domain/shared/money.ts';
 import { jsonRepresentation, type Representation } from '../../infrastructure/http/representation.ts';
-import { lastModifiedOf, type CatalogStore } from '../../projections/catalog/catalog.ts';
+import { lastModifiedOf, type CatalogStore } from '../../catalog/catalog.ts';
 
 /** Spec 4.2 and 4.7: detail 300 s everywhere, list 60 s in shared caches, categories are static master data. */
 export const productDetailCacheControl = 'public, max-age=300, s-maxage=300';

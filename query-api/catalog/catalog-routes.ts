@@ -8,9 +8,9 @@ import {
   type Representation,
 } from '../../infrastructure/http/representation.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
-import type { CatalogStore } from '../../projections/catalog/catalog.ts';
+import type { CatalogStore } from '../../catalog/catalog.ts';
 import type { CatalogRepresentations } from './catalog-representations.ts';
-import { surrogateKeys } from '../../projections/catalog/surrogate-keys.ts';
+import { surrogateKeys } from '../../catalog/surrogate-keys.ts';
 
 /** Canonical positive integers only, so one product has one URL (and one entry in every cache). */
 const productIdPattern = /^[1-9]\d{0,15}$/;

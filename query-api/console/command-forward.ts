@@ -6,21 +6,29 @@ import { answerOtherMethods } from '../../infrastructure/http/openapi/allowed-me
 export const commandForwardPath = '/console/command';
 
 /**
- * The commands of the public API the console sends (all POST), and nothing else: any other path, or an id
- * of other characters than these, answers 404 to every method, OPTIONS included.
+ * The commands of the public API the console sends, each path with its methods, and nothing else: any other
+ * path, or an id of other characters than these, answers 404 to every method, OPTIONS included.
  */
-const commandTemplates = [
-  ...['confirm', 'ship', 'deliver', 'cancel', 'payments'].map((action) => `/orders/{orderId}/${action}`),
-  ...['test', 'rotate-secret'].map((action) => `/webhooks/{subscriptionId}/${action}`),
-  '/webhooks/{subscriptionId}/deliveries/{deliveryId}/retry',
+const commandTemplates: readonly { template: string; methods: readonly ('post' | 'patch' | 'delete')[] }[] = [
+  ...['confirm', 'ship', 'deliver', 'cancel', 'payments'].map((action) => ({
+    template: `/orders/{orderId}/${action}`,
+    methods: ['post'] as const,
+  })),
+  { template: '/webhooks', methods: ['post'] },
+  { template: '/webhooks/{subscriptionId}', methods: ['patch', 'delete'] },
+  ...['test', 'rotate-secret'].map((action) => ({
+    template: `/webhooks/{subscriptionId}/${action}`,
+    methods: ['post'] as const,
+  })),
+  { template: '/webhooks/{subscriptionId}/deliveries/{deliveryId}/retry', methods: ['post'] },
 ];
-const commandPaths = commandTemplates.map(
-  (template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[\\w-]{1,64}')}$`),
-);
+const commandPaths = commandTemplates.map(({ template, methods }) => ({
+  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[\\w-]{1,64}')}$`),
+  // A command's path answers OPTIONS (204) and any other method (405) with the same Allow as every path.
+  answerOtherMethods: answerOtherMethods(methods),
+}));
 /** The one matcher of the paths below commandForwardPath: what is forwarded, and what OPTIONS and 405 answer for. */
-const isCommandPath = (path: string) => commandPaths.some((pattern) => pattern.test(path));
-/** A command's path answers OPTIONS (204) and any method but POST (405) with the same Allow as every path. */
-const answerOtherThanPost = answerOtherMethods(['post']);
+const commandAt = (path: string) => commandPaths.find(({ pattern }) => pattern.test(path));
 
 /** What the command API reads from a command's request, and what the console reads from its answer. */
 const requestHeaders = ['authorization', 'content-type', 'accept', 'if-match', 'idempotency-key'];
@@ -38,13 +46,13 @@ const responseHeaders = [
 /**
  * The distributed mode's query API serves the console, but the commands are the command API's: opened on
  * the query API directly (no method router in front, as with docker-compose.yml), the console sends its
- * commands to POST /console/command/<the API's path>, and this forwards each, as it came, to the same
+ * commands to /console/command/<the API's path> (POST, PATCH or DELETE as the API has it), and this forwards each, as it came, to the same
  * path of the command API's public HTTP API: the command API authenticates, authorizes and decides as for
  * any client, and its answer (status, problem details, ETag, Consistency-Token) goes back unchanged.
  * The request id goes along, so both processes log the request under one id; the client's address goes
  * in X-Forwarded-For, which the command API believes only as TRUST_PROXY says.
- * One matcher decides for every method: a command's path answers OPTIONS with 204 and any other method
- * but POST with 405 (the same Allow); any other path below /console/command passes on to the 404.
+ * One matcher decides for every method: a command's path answers OPTIONS with 204 and any method it does
+ * not take with 405 (the same Allow); any other path below /console/command passes on to the 404.
  */
 export const forwardCommand = (commandApiUrl: string, timeoutMs = 15_000): RequestHandler => {
   const base = new URL(commandApiUrl);
@@ -67,9 +75,11 @@ export const forwardCommand = (commandApiUrl: string, timeoutMs = 15_000): Reque
     let answer: Response;
     try {
       answer = await fetch(target, {
-        method: 'POST',
+        method: request.method,
         headers,
-        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+        ...(request.body === undefined || request.method === 'DELETE'
+          ? {}
+          : { body: JSON.stringify(request.body) }),
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -89,9 +99,10 @@ export const forwardCommand = (commandApiUrl: string, timeoutMs = 15_000): Reque
     const path = request.path.startsWith(`${commandForwardPath}/`)
       ? request.path.slice(commandForwardPath.length)
       : null;
-    if (path === null || !isCommandPath(path)) return next();
-    let isPost = false;
-    answerOtherThanPost(request, response, () => (isPost = true));
-    if (isPost) await forward(path, request, response);
+    const command = path === null ? undefined : commandAt(path);
+    if (path === null || command === undefined) return next();
+    let isCommand = false;
+    command.answerOtherMethods(request, response, () => (isCommand = true));
+    if (isCommand) await forward(path, request, response);
   };
 };

@@ -1,7 +1,7 @@
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { HttpModule } from '../../infrastructure/http/http-module.ts';
 import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
+import type { UserStore } from '../../identity/users.ts';
 import { userRoutes } from './user-routes.ts';
 
 /** The identity feature's reads: the caller's own account and stored addresses. */

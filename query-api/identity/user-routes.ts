@@ -5,8 +5,8 @@ import { notFound } from '../../infrastructure/http/api-error.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import { sendRevealedJson } from '../../infrastructure/personal-data/revealed.ts';
-import { activeUser, addressView, sealedStoredAddress } from '../../projections/identity/user-resource.ts';
-import type { UserStore } from '../../projections/identity/users.ts';
+import { activeUser, addressView, sealedStoredAddress } from '../../identity/user-resource.ts';
+import type { UserStore } from '../../identity/users.ts';
 import { authorize } from '../authorize.ts';
 
 /** GET /users/me, GET /users/me/addresses, GET /users/me/addresses/{id}: the caller's own account. */

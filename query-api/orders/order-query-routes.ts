@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { z } from 'zod';
+import type { Caller } from '../../domain/orders/order-actions.ts';
 import { orderStatuses, orderStreamName } from '../../domain/orders/order.ts';
 import { authenticate, mayActOn, ownOnly, principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { authorize } from '../authorize.ts';
@@ -18,19 +19,40 @@ import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { OrderListQuery, OrderReadModel } from '../../projections/orders/order-read-model.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
-import { decodeOrderEvent } from '../../projections/orders/order-codec.ts';
-import { detailsOf, type OrderDetails } from '../../projections/orders/order-details.ts';
+import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
+import { normalizeEmail, type UserStore } from '../../identity/users.ts';
+import { detailsOf, type OrderDetails } from '../../domain/orders/order-details.ts';
 import type { OrderView } from '../../projections/orders/order-projection.ts';
-import { orderResource } from '../../projections/orders/order-resource.ts';
+import { actionsFor, currentOrderResource, orderResource } from '../../domain/orders/order-resource.ts';
 import { eventResource } from '../audit/event-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
+import { createOrderRepresentations } from './order-representations.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 
 export const listingQuery = z.strictObject({
   ...paginationQuery,
   status: z.enum(orderStatuses, { error: `must be one of ${orderStatuses.join(', ')}` }).optional(),
+  idEndsWith: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(z.string().regex(/^[0-9a-f]{8}$/, 'must be an order id’s last 8 hex digits'))
+    .optional()
+    .meta({
+      description:
+        'Only the orders whose id ends with these 8 hex digits: the short id a person reads off a list or a parcel (the last 8, which vary; a UUIDv7 begins with its time).',
+    }),
+  customerEmail: z
+    .string()
+    .max(320)
+    .transform(normalizeEmail)
+    .pipe(z.email('must be an e-mail address'))
+    .optional()
+    .meta({
+      description:
+        'Only the orders of the customer signed up with this e-mail address (none when there is no such customer). For a customer, its own orders if it is its own address, else none.',
+    }),
 });
 
 export const revisionQuery = z
@@ -47,14 +69,26 @@ export type OrderQueryDeps = {
   consistencyTimeoutMs: number;
   /** Opens the personal fields the read model and the log keep sealed ("[erased]" once erased). */
   reveal: Reveal;
+  /** Which personal-data key an opened representation was made with (see order-representations.ts). */
+  keyStamp: (ownerId: string) => object | undefined;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
+  /** Finds the customer of `?customerEmail=`. */
+  users: Pick<UserStore, 'findByEmail'>;
 };
 
 const noSuchOrder = 'There is no order with this id.';
 
-/** The order as sent: the same bytes, and so the same strong ETag, as the command side's. */
-const representationOf = async (reveal: Reveal, details: OrderDetails) =>
+/** The order now, as the caller reads it: the same bytes, and so the same strong ETag, as the command side's. */
+const representationOf = async (reveal: Reveal, details: OrderDetails, caller: Caller) =>
+  (
+    await revealedJsonRepresentation(reveal, currentOrderResource(details, caller), {
+      lastModified: details.updatedAt,
+    })
+  ).representation;
+
+/** An order at a past revision: nothing can be done to a past state, so no `actions`. */
+const pastRepresentationOf = async (reveal: Reveal, details: OrderDetails) =>
   (await revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt }))
     .representation;
 const orderIdParam = (request: Request) => uuidParam(request, 'orderId', noSuchOrder);
@@ -70,9 +104,24 @@ export const orderQueryRoutes = ({
   authenticator,
   consistencyTimeoutMs,
   reveal,
+  keyStamp,
   consistencyTokens,
+  users,
 }: OrderQueryDeps): Router => {
   const router = createRouter();
+  const representations = createOrderRepresentations({ keyStamp });
+  /**
+   * The order's representation for this caller: kept from an earlier read of the same revision with the
+   * same actions (a customer's, staff's), or rendered now.
+   */
+  const currentRepresentation = async (order: OrderView, caller: Caller) => {
+    const variant = actionsFor(order, caller).join(' ');
+    const kept = representations.get(order, variant);
+    if (kept) return kept;
+    const representation = await representationOf(reveal, order, caller);
+    representations.keep(order, variant, representation);
+    return representation;
+  };
   const auth = authenticate(authenticator);
   const consistent = readYourWrites(
     progress,
@@ -96,26 +145,39 @@ export const orderQueryRoutes = ({
 
   router.get('/orders', ...reader('listOrders'), async (request, response) => {
     const customerId = ownOnly(response);
+    const caller = principalOf(response);
     const query = parseInput(listingQuery, request.query, 'query');
     if (query.page !== undefined && query.cursor !== undefined) {
       throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
     }
+    // By e-mail: that customer's orders, through the user store's own lookup (the address is neither kept
+    // nor indexed with the orders); an address of nobody, or of another than a customer caller, finds none.
+    const byEmail =
+      query.customerEmail === undefined
+        ? undefined
+        : ((await users.findByEmail(query.customerEmail))?.id ?? null);
+    const findsNone =
+      byEmail === null || (byEmail !== undefined && customerId !== undefined && byEmail !== customerId);
     const filter = {
       ...(customerId === undefined ? {} : { customerId }),
+      ...(byEmail === undefined || byEmail === null ? {} : { customerId: byEmail }),
       ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.idEndsWith === undefined ? {} : { idEndsWith: query.idEndsWith }),
       limit: query.perPage,
     };
 
     if (query.cursor === undefined) {
       const page = query.page ?? 1;
-      const { orders, total } = await readModel.listOrders({
-        ...filter,
-        kind: 'page',
-        offset: (page - 1) * query.perPage,
-      });
+      const { orders, total } = findsNone
+        ? { orders: [], total: 0 }
+        : await readModel.listOrders({
+            ...filter,
+            kind: 'page',
+            offset: (page - 1) * query.perPage,
+          });
       return sendRevealedJson(reveal, request, response, {
         meta: { total: total ?? 0, page, perPage: query.perPage },
-        data: orders.map(orderResource),
+        data: orders.map((order) => currentOrderResource(order, caller)),
       });
     }
 
@@ -132,7 +194,9 @@ export const orderQueryRoutes = ({
           ? { after: decoded.at }
           : { before: decoded.at }),
     };
-    const { orders, hasMore } = await readModel.listOrders(listing);
+    const { orders, hasMore } = findsNone
+      ? { orders: [], hasMore: false }
+      : await readModel.listOrders(listing);
     const link = (direction: 'after' | 'before', order: OrderView | undefined) => {
       if (!order) return null;
       const params = new URLSearchParams({
@@ -140,13 +204,15 @@ export const orderQueryRoutes = ({
         perPage: String(query.perPage),
       });
       if (query.status !== undefined) params.set('status', query.status);
+      if (query.idEndsWith !== undefined) params.set('idEndsWith', query.idEndsWith);
+      if (query.customerEmail !== undefined) params.set('customerEmail', query.customerEmail);
       return `/orders?${params.toString()}`;
     };
     const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });
     await sendRevealedJson(reveal, request, response, {
       meta: { perPage: query.perPage },
       links: { next, prev },
-      data: orders.map(orderResource),
+      data: orders.map((order) => currentOrderResource(order, caller)),
     });
   });
 
@@ -163,11 +229,11 @@ export const orderQueryRoutes = ({
       }
       const order = detailsOf(events.slice(0, upTo + 1));
       if (!order) throw notFound(noSuchOrder);
-      return sendRepresentation(request, response, await representationOf(reveal, order));
+      return sendRepresentation(request, response, await pastRepresentationOf(reveal, order));
     }
     const order = await readModel.getOrder(orderIdParam(request));
     if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
-    sendRepresentation(request, response, await representationOf(reveal, order));
+    sendRepresentation(request, response, await currentRepresentation(order, principalOf(response)));
   });
 
   router.get('/orders/:orderId/events', ...reader('getOrderEvents'), async (request, response) => {

@@ -12,13 +12,10 @@ import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { GlobalPosition } from '../../infrastructure/event-store/event-store.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
-import { subscriptionResource } from '../../projections/webhook-subscriptions/subscription-view.ts';
-import {
-  openWebhookUrl,
-  type StoredWebhookUrl,
-} from '../../projections/webhook-subscriptions/webhook-url.ts';
+import { subscriptionResource } from '../../webhooks/subscription-view.ts';
+import { openWebhookUrl, type StoredWebhookUrl } from '../../webhooks/webhook-url.ts';
 import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
-import type { DeliveryAttempt, DeliveryLog } from '../../projections/webhook-deliveries/delivery-log.ts';
+import type { DeliveryAttempt, DeliveryLog } from '../../webhooks/deliveries/delivery-log.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';

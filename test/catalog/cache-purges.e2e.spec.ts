@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCachePurger } from '../../query-api/catalog/cache-purger.ts';
-import type { Product } from '../../projections/catalog/catalog.ts';
+import type { Product } from '../../catalog/catalog.ts';
 import { createPurgeMetrics } from '../../query-api/catalog/purge-metrics.ts';
 import { httpPurgeSender } from '../../query-api/catalog/send-purge.ts';
 import { pollUntil } from '../support/embedded-child.ts';

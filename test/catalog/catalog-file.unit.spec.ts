@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CatalogFileError, readCatalogFile } from '../../projections/catalog/catalog-file.ts';
+import { CatalogFileError, readCatalogFile } from '../../catalog/catalog-file.ts';
 
 const entry = {
   id: 7,
@@ -118,20 +118,14 @@ describe('the catalogue import file', () => {
   });
 
   it('ships a demo catalogue of at least 50 products in at least 5 categories', () => {
-    const file = readFileSync(
-      new URL('../../projections/catalog/demo-catalog.json', import.meta.url),
-      'utf8',
-    );
+    const file = readFileSync(new URL('../../catalog/demo-catalog.json', import.meta.url), 'utf8');
     const demo = readCatalogFile(JSON.parse(file), 'EUR');
     expect(demo.products.length).toBeGreaterThanOrEqual(50);
     expect(demo.categories.length).toBeGreaterThanOrEqual(5);
   });
 
   it('gives the demo catalogue stock levels a newcomer sees at work: plenty, low, sold out, not tracked', () => {
-    const file = readFileSync(
-      new URL('../../projections/catalog/demo-catalog.json', import.meta.url),
-      'utf8',
-    );
+    const file = readFileSync(new URL('../../catalog/demo-catalog.json', import.meta.url), 'utf8');
     const stock = new Map(readCatalogFile(JSON.parse(file), 'EUR').products.map((p) => [p.id, p.stock]));
     // The README and the tests order 1001 (two at a time, up to three under load) and 1017.
     expect(stock.get(1001)).toBeGreaterThanOrEqual(100);

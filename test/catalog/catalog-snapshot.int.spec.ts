@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CatalogStore, Product } from '../../projections/catalog/catalog.ts';
-import { createCatalogSnapshot } from '../../projections/catalog/catalog-snapshot.ts';
-import { createSqliteCatalogStore } from '../../projections/catalog/sqlite-catalog-store.ts';
+import type { CatalogStore, Product } from '../../catalog/catalog.ts';
+import { createCatalogSnapshot } from '../../catalog/catalog-snapshot.ts';
+import { createSqliteCatalogStore } from '../../catalog/sqlite-catalog-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 
 // The catalogue snapshot over a real node:sqlite store, counting what it asks the store.

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Category, Product } from '../../projections/catalog/catalog.ts';
-import {
-  catalogAfterImport,
-  changedSurrogateKeys,
-  type CatalogContents,
-} from '../../projections/catalog/purge-keys.ts';
+import type { Category, Product } from '../../catalog/catalog.ts';
+import { catalogAfterImport, changedSurrogateKeys, type CatalogContents } from '../../catalog/purge-keys.ts';
 
 const coffee: Category = { id: 'coffee-tea', name: 'Coffee & Tea' };
 const kitchen: Category = { id: 'kitchen', name: 'Kitchen' };

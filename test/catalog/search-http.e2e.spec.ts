@@ -4,9 +4,7 @@ import { problemOf } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
 const demoProducts = (
-  JSON.parse(
-    readFileSync(new URL('../../projections/catalog/demo-catalog.json', import.meta.url), 'utf8'),
-  ) as {
+  JSON.parse(readFileSync(new URL('../../catalog/demo-catalog.json', import.meta.url), 'utf8')) as {
     products: { id: number; name: string }[];
   }
 ).products;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Product } from '../../projections/catalog/catalog.ts';
+import type { Product } from '../../catalog/catalog.ts';
 import { problemOf } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 

@@ -91,6 +91,25 @@ describe('the console’s commands, forwarded by the query API to the command AP
     expect(received.at(-1)!.body).toBe('');
   });
 
+  it('forwards a change of a subscription as PATCH, and its removal as DELETE, its only methods there', async () => {
+    const subscriptionId = '0198c3a2-5f1e-7c3b-9a41-2b6d8e0f1a2c';
+    await fetch(`${app.url}/console/command/webhooks/${subscriptionId}`, {
+      method: 'PATCH',
+      headers: { Authorization: 'Bearer token-1', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ active: true }),
+    });
+    const forwarded = received.at(-1)!;
+    expect([forwarded.method, forwarded.url, forwarded.body]).toEqual([
+      'PATCH',
+      `/api/webhooks/${subscriptionId}`,
+      '{"active":true}',
+    ]);
+    const before = received.length;
+    const post = await fetch(`${app.url}/console/command/webhooks/${subscriptionId}`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'PATCH, DELETE, OPTIONS']);
+    expect(received.length).toBe(before);
+  });
+
   it('answers OPTIONS with 204 and the same Allow as its 405 to any other method, forwarding neither', async () => {
     const before = received.length;
     for (const path of [
@@ -132,7 +151,7 @@ describe('the console’s commands, forwarded by the query API to the command AP
 
   it('forwards only the console’s commands, and says when the command API does not answer', async () => {
     const before = received.length;
-    for (const path of ['/orders', `/orders/${orderId}`, '/webhooks', `/users/me/addresses`, '/auth/token']) {
+    for (const path of ['/orders', `/orders/${orderId}`, `/users/me/addresses`, '/auth/token']) {
       const answer = await fetch(`${app.url}/console/command${path}`, { method: 'POST' });
       expect(answer.status, path).toBe(404);
     }

@@ -3,6 +3,7 @@ import { orderEvents } from '../../domain/orders/order-events.ts';
 import { orderStatuses } from '../../domain/orders/order.ts';
 import { subscriptionEvents } from '../../domain/webhook-subscriptions/subscription-events.ts';
 import { permissions } from '../../domain/identity/permissions.ts';
+import { webhookEventKinds } from '../../domain/webhook-subscriptions/subscription.ts';
 import { createServiceDocument } from '../../openapi/service-document.ts';
 import { consolePermissions, may } from '../../query-api/console/app/lib/permissions.js';
 import { changedPaths, containsErased, diffStates } from '../../query-api/console/app/lib/state-diff.js';
@@ -12,11 +13,13 @@ import {
   singleValue,
   valuesByLabel,
 } from '../../query-api/console/app/lib/prometheus.js';
-import { bucketAttempts } from '../../query-api/console/app/lib/buckets.js';
+import { bucketAttempts, integerTicks } from '../../query-api/console/app/lib/buckets.js';
+import { eventInWords, outcomeInWords } from '../../query-api/console/app/lib/sentences.js';
 import { problemInWords } from '../../query-api/console/app/lib/problems.js';
 import {
   deliveryOutcomes,
   eventTypes,
+  webhookEventKinds as consoleWebhookEventKinds,
   orderStatuses as consoleStatuses,
 } from '../../query-api/console/app/lib/vocabulary.js';
 import { rewriteVendorModule } from '../../query-api/console/console-assets.ts';
@@ -49,6 +52,7 @@ describe('the console keeps to the service', () => {
     );
     const outcomeEnum = /"outcome":\{"type":"string","enum":(\[[^\]]*\])/.exec(document)?.[1];
     expect(JSON.parse(outcomeEnum ?? '[]')).toEqual(deliveryOutcomes);
+    expect(consoleWebhookEventKinds).toEqual([...webhookEventKinds]);
   });
 });
 
@@ -183,5 +187,46 @@ describe('the vendor modules served to the browser', () => {
       'import{options as n}from"./preact.js";var t;export{t as useState};\n',
     );
     expect(() => rewriteVendorModule(hooks)).toThrow(/imports the package "preact" by name/);
+  });
+});
+
+describe('the console’s words for events and outcomes (lib/sentences.js)', () => {
+  it('says each event in a sentence, money in its currency rather than in minor units', () => {
+    expect(
+      eventInWords({
+        type: 'PaymentReceived',
+        data: { amount: { amountMinor: 4995, currency: 'EUR' }, reference: 'bank-42' },
+      }),
+    ).toBe('Payment of €49.95 received (reference bank-42).');
+    expect(
+      eventInWords({
+        type: 'OrderPlaced',
+        data: { items: [{ quantity: 2 }, { quantity: 1 }], total: { amountMinor: 1000, currency: 'JPY' } },
+      }),
+    ).toBe('Order placed: 3 items, total ¥1,000.');
+    expect(eventInWords({ type: 'OrderShipped', data: {} })).toBe('Order shipped.');
+    expect(eventInWords({ type: 'OrderCancelled', data: { reason: null } })).toBe(
+      'Order cancelled, no reason given.',
+    );
+    expect(eventInWords({ type: 'SomethingNew', data: {} })).toBe('SomethingNew.');
+  });
+
+  it('has a sentence for every event type the console lists', () => {
+    for (const type of eventTypes) expect(eventInWords({ type, data: {} }), type).not.toBe(`${type}.`);
+  });
+
+  it('says a delivery’s outcome in the same word on Health (metric labels) as on the webhook pages', () => {
+    expect(outcomeInWords('succeeded')).toBe('delivered');
+    for (const outcome of deliveryOutcomes) expect(outcomeInWords(outcome)).toBe(outcome);
+  });
+
+  it('numbers a chart’s axis in whole steps, none twice, the last at or above the highest count', () => {
+    for (const most of [0, 1, 2, 3, 7, 11, 24, 99, 101, 1234]) {
+      const ticks = integerTicks(most);
+      expect(new Set(ticks).size, String(most)).toBe(ticks.length);
+      expect(ticks.every(Number.isInteger)).toBe(true);
+      expect(ticks.at(-1)).toBeGreaterThanOrEqual(most);
+      expect(ticks.length).toBeLessThanOrEqual(7);
+    }
   });
 });

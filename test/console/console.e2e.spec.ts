@@ -25,18 +25,25 @@ if (!available) {
 }
 
 /**
- * Every view is photographed here, whole (gitignored); the three the README shows are also taken at the
- * window's size into readme/, to be copied into docs/ when the console changes.
+ * Every view is photographed here, whole, at both widths (gitignored); those docs/console.md shows are also
+ * taken at the window's size into readme/, to be copied into docs/ when the console changes
+ * (scripts/console-screenshots.sh does, made small).
  */
 const screenshots = fileURLToPath(new URL('../../test-output/console/', import.meta.url));
 const readmeViews: Record<string, string> = {
+  '06-order-staff': 'console-order.png',
   '08-timeline-auditor': 'console-timeline.png',
+  '09-webhooks': 'console-webhooks.png',
   '10-webhook': 'console-webhook.png',
   '11-health': 'console-health.png',
+  // At a phone's width (390 x 844).
+  '03-order-customer-phone': 'console-order-phone.png',
 };
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const shortId = (id: string) => id.slice(-8);
+/** A phone's window (iPhone 12 to 15): every view is checked at this width too. */
+const phone = { width: 390, height: 844 };
 
 /** The value of one series in a Prometheus text, or undefined. */
 const sample = (text: string, series: string): number | undefined => {
@@ -159,7 +166,10 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     return page;
   };
 
-  /** Once a view has loaded: no serious or critical axe violation, and a screenshot. */
+  /**
+   * Once a view has loaded, at the desktop's width and at a phone's (390 px): no serious or critical axe
+   * violation, nothing wider than the window (no sideways scroll of the page), and a screenshot of each.
+   */
   const checkView = async (page: Page, name: string) => {
     await page.locator('#view-heading').waitFor();
     await expect.poll(() => page.locator('p.loading').count()).toBe(0);
@@ -167,6 +177,28 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
     const readme = readmeViews[name];
     if (readme) await page.screenshot({ path: join(screenshots, 'readme', readme) });
+    const desktop = page.viewportSize()!;
+    await page.setViewportSize(phone);
+    try {
+      expect(await seriousAccessibilityViolations(page), `${name} at ${phone.width} px`).toEqual([]);
+      // What sticks out, outermost first (the table inside a scrolling .table-wrap does not count).
+      const overflowing = (await page.evaluate(`({
+        width: document.documentElement.scrollWidth,
+        widest: [...document.querySelectorAll('body *')]
+          .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 1)
+          .filter((element) => !element.parentElement?.closest('.table-wrap') || getComputedStyle(element).position === 'absolute')
+          .slice(0, 4)
+          .map((element) => element.tagName.toLowerCase() + '.' + String(element.className) + ' ' + Math.round(element.getBoundingClientRect().right)),
+      })`)) as { width: number; widest: string[] };
+      expect(overflowing.width, `${name} at ${phone.width} px: ${overflowing.widest.join('; ')}`).toBe(
+        phone.width,
+      );
+      await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
+      const readmePhone = readmeViews[`${name}-phone`];
+      if (readmePhone) await page.screenshot({ path: join(screenshots, 'readme', readmePhone) });
+    } finally {
+      await page.setViewportSize(desktop);
+    }
     views.push(name);
   };
 
@@ -278,10 +310,11 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     expect((await list).headers()['cache-control']).toBe('private, no-cache');
 
     await page.getByRole('link', { name: new RegExp(shortId(toCancel.id)) }).click();
-    await page.getByRole('button', { name: 'Cancel the order' }).waitFor();
-    expect(await page.locator('section.actions button').allInnerTexts()).toEqual(['Cancel the order']);
+    await page.getByRole('button', { name: 'Cancel the order…' }).waitFor();
+    expect(await page.locator('section.actions button').allInnerTexts()).toEqual(['Cancel the order…']);
     await page.getByLabel('Reason for cancelling (optional)').fill('Ordered twice');
-    await page.getByRole('button', { name: 'Cancel the order' }).click();
+    await page.getByRole('button', { name: 'Cancel the order…' }).click();
+    await page.getByRole('button', { name: 'Cancel the order', exact: true }).click();
     await page.getByText('Cancelled.', { exact: true }).waitFor();
     await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('cancelled');
     expect((await orderNow(toCancel.id)).cancellationReason).toBe('Ordered twice');
@@ -322,11 +355,12 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     const status = () => page.locator('h1 .badge').innerText();
     await expect.poll(status).toBe('pending');
 
-    // 409: the aggregate refuses, and the console shows the API's own sentence.
-    await page.getByRole('button', { name: 'Mark delivered' }).click();
-    await expect
-      .poll(() => page.getByRole('alert').innerText())
-      .toContain('You cannot deliver a pending order.');
+    // Only what the API says staff may do to a pending order now.
+    expect(await page.locator('section.actions button').allInnerTexts()).toEqual([
+      'Confirm',
+      'Record payment',
+      'Cancel the order…',
+    ]);
 
     // Each command goes with the ETag read; the order is read again with the command's Consistency-Token.
     const command = page.waitForResponse((response) =>
@@ -358,7 +392,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await expect.poll(() => page.getByLabel(/^Amount/).inputValue()).toBe(String(rest));
     await page.getByRole('button', { name: 'Record payment' }).click();
     await page.getByText('Payment recorded.', { exact: true }).waitFor();
-    await page.getByText('Paid in full.').waitFor();
+    // Paid in full: no payment offered any more.
+    await expect.poll(() => page.getByRole('button', { name: 'Record payment' }).count()).toBe(0);
 
     await page.getByLabel('Carrier', { exact: true }).fill('DHL Express');
     await page.getByLabel('Tracking number', { exact: true }).fill('JD014600006251234567');
@@ -508,6 +543,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     expect(await page.getByRole('button', { name: /Confirm|Ship|Cancel|Record payment|Retry/ }).count()).toBe(
       0,
     );
+    // Each event in a sentence, money in its currency (issue 44: readable words).
+    await page.getByText('Payment of €10.00 received (reference deposit).').waitFor();
     await checkView(page, '08-timeline-auditor');
 
     // An auditor's order view: the order as it is now, and no action.
@@ -538,6 +575,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       });
     const address = page.getByRole('region', { name: 'Shipping address' });
     await expect.poll(() => address.locator('.badge.erased').count()).toBe(4);
+    // Labels, not field names (issue 44: readable words).
+    expect(await address.locator('dt').allInnerTexts()).toEqual(['Street', 'City', 'Postal code', 'Country']);
     expect(await address.innerText()).not.toContain(anAddress.street);
     await page.getByRole('link', { name: 'Timeline of this order' }).click();
     const placed = page.locator('.timeline-entry[data-revision="0"]');
@@ -638,9 +677,24 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     const goneRow = page
       .getByRole('row')
       .filter({ has: page.getByRole('link', { name: goneReceiver.url, exact: true }) });
-    expect(await goneRow.locator('.badge').innerText()).toBe('disabled');
+    expect(await goneRow.locator('.badge.state-disabled').innerText()).toBe('disabled');
+    // Its last attempt: the 410 (issue 44: the last outcome per endpoint, so failing ones stand out).
+    expect(await goneRow.locator('.last-outcome .badge').innerText()).toBe('gone');
     expect(await goneRow.innerText()).toContain('The receiver answered 410 Gone.');
     await checkView(page, '09-webhooks');
+
+    // The disabled one: no test event offered (it would be cancelled at once), but enabling it again (issue 44, bug 6).
+    await page.getByRole('link', { name: goneReceiver.url, exact: true }).click();
+    await page.getByRole('heading', { name: 'Subscription' }).waitFor();
+    await page.getByRole('button', { name: 'Enable again' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Send a test event' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Enable again' }).click();
+    await page.getByRole('button', { name: 'Send a test event' }).waitFor();
+    expect(await (await api(users.admin, `/webhooks/${goneId}`)).json()).toMatchObject({
+      active: true,
+      disabledReason: null,
+    });
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).first().click();
     await page.getByRole('link', { name: receiver.url }).click();
     await page
       .locator('table.attempts tbody tr')
@@ -650,12 +704,41 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
     await page.locator('table.attempts summary').first().click();
     await page.getByText('receiver is down for maintenance').first().waitFor();
     expect(await page.getByRole('img', { name: /Delivery outcomes over time/ }).count()).toBe(1);
+    // Its y-axis reads whole numbers, none twice; a span of time is a bar, not the whole plot (issue 44, bug 7).
+    const ticks = await page.locator('svg.outcome-chart .grid text').allTextContents();
+    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(ticks).size, ticks.join(', ')).toBe(ticks.length);
+    const barWidths = await page
+      .locator('svg.outcome-chart rect.bar')
+      .evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('width'))));
+    expect(Math.max(...barWidths)).toBeLessThanOrEqual(640 / 12);
+    // Legible at a phone's width too: its words at least 9 px high on the screen.
+    await page.setViewportSize(phone);
+    const labelHeights = await page
+      .locator('svg.outcome-chart text')
+      .evaluateAll((labels) => labels.map((label) => label.getBoundingClientRect().height));
+    expect(Math.min(...labelHeights)).toBeGreaterThanOrEqual(9);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByRole('button', { name: /^Retry delivery of order.created/ }).click();
     await page
       .getByText(/New attempt: order\.created, attempt \d+, failed \(500\)\./)
       .waitFor({ timeout: 20_000 });
     expect((await attempts()).length).toBeGreaterThan(before);
+    // The retry goes on counting the delivery's attempts, and only its newest attempt plans a next one (issue 44, bug 5).
+    await page.locator('table.attempts tbody tr').nth(before).waitFor();
+    const rows = await page.locator('table.attempts tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        delivery: tr.getAttribute('data-delivery'),
+        attempt: tr.querySelector('td:nth-child(3)')?.textContent?.trim(),
+        next: tr.querySelector('td:nth-child(7)')?.textContent?.trim(),
+      })),
+    );
+    const retried = rows.filter(({ delivery }) => delivery === rows[0]!.delivery);
+    expect(retried.map(({ attempt }) => Number(attempt))).toEqual(
+      retried.map((_, index) => retried.length - index),
+    );
+    expect(retried.slice(1).map(({ next }) => next)).toEqual(retried.slice(1).map(() => 'replaced'));
     // Each delivery of the order's one event, the admin's retry included, reached the receiver.
     const created = receiver.received.filter(({ json }) => json.type === 'order.created');
     expect(created.length).toBeGreaterThan(3);
@@ -743,8 +826,229 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', () 
       expect(await page.locator('main').innerText()).not.toContain(address);
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
       await page.screenshot({ path: join(screenshots, '11-health-projections-down.png'), fullPage: true });
+      // Back for the tests that follow, which read the read models it keeps.
+      await processes.start('projections');
     }
     await signOut(page);
+  });
+
+  it('offers on each order exactly the actions the API names for its caller, and asks before cancelling (issue 44, bugs 2 and 3)', async () => {
+    const shippedOrder = await placeOrder(users.customer, '1001');
+    for (const action of ['confirm', 'ship']) {
+      expect((await api(users.staff, `/orders/${shippedOrder.id}/${action}`, {})).status).toBe(200);
+    }
+    const cancelledOrder = await placeOrder(users.customer, '1002');
+    expect((await api(users.staff, `/orders/${cancelledOrder.id}/cancel`, {})).status).toBe(200);
+    const page = await signIn(users.staff);
+    const actionButtons = () => page.locator('section.actions button').allInnerTexts();
+    const open = async (id: string) => {
+      await page.goto(`${consoleUrl}/console#/orders/${id}`);
+      await page.getByRole('heading', { name: 'Summary' }).waitFor();
+    };
+
+    // Shipped: only delivering, and a payment while something is outstanding; no confirm, ship or cancel.
+    await open(shippedOrder.id);
+    await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('shipped');
+    expect(await actionButtons()).toEqual(['Mark delivered', 'Record payment']);
+    // Cancelled: nothing to do, and no payment offered (its payments would be owed back).
+    await open(cancelledOrder.id);
+    await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('cancelled');
+    expect(await page.getByRole('heading', { name: 'Actions' }).count()).toBe(0);
+    expect(await page.getByLabel(/^Amount/).count()).toBe(0);
+
+    // Cancelling asks first, saying what cannot be undone; keeping the order changes nothing.
+    const pending = await placeOrder(users.customer, '1001');
+    await open(pending.id);
+    await page.getByRole('button', { name: 'Cancel the order…' }).click();
+    await page.getByText('A cancelled order cannot be confirmed, shipped or reopened').waitFor();
+    await page.getByRole('button', { name: 'Keep the order' }).click();
+    expect((await orderNow(pending.id)).status).toBe('pending');
+    await page.getByRole('button', { name: 'Cancel the order…' }).click();
+    await page.getByRole('button', { name: 'Cancel the order', exact: true }).click();
+    await expect.poll(() => page.locator('h1 .badge').innerText()).toBe('cancelled');
+    expect(await page.getByRole('heading', { name: 'Actions' }).count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('starts each order and each subscription afresh: nothing typed or answered on one shows on the next (issue 44, bug 1)', async () => {
+    const first = await placeOrder(users.customer, '1001');
+    const second = await placeOrder(users.customer, '1002');
+    for (const order of [first, second]) {
+      expect((await api(users.staff, `/orders/${order.id}/confirm`, {})).status).toBe(200);
+    }
+    const page = await signIn(users.staff);
+    await page.goto(`${consoleUrl}/console#/orders/${first.id}`);
+    await page.getByLabel('Carrier', { exact: true }).fill('DHL Express');
+    await page.getByLabel('Reference').fill('first-order-transfer');
+    await page.getByRole('button', { name: 'Record payment' }).click();
+    await page.getByText('Payment recorded.', { exact: true }).waitFor();
+    await page.getByLabel('Carrier', { exact: true }).fill('DHL Express');
+
+    // A pasted link to the other order: its own page, empty, with no answer of the first one's.
+    await page.goto(`${consoleUrl}/console#/orders/${second.id}`);
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(second.id)}`) }).waitFor();
+    await page.getByLabel('Carrier', { exact: true }).waitFor();
+    expect(await page.getByLabel('Carrier', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByLabel('Reference').inputValue()).toBe('');
+    expect(await page.getByText('Payment recorded.', { exact: true }).count()).toBe(0);
+    // Back: the first order, afresh too.
+    await page.goBack();
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(first.id)}`) }).waitFor();
+    await page.getByLabel('Carrier', { exact: true }).waitFor();
+    expect(await page.getByLabel('Carrier', { exact: true }).inputValue()).toBe('');
+    await page.context().close();
+  });
+
+  it("shows a customer neither the audit log nor the service's internals (issue 44, bug 8)", async () => {
+    const page = await signIn(users.customer);
+    await page.goto(`${consoleUrl}/console#/audit`);
+    await page.getByText('The audit log is for auditors and admins.').waitFor();
+    expect(await page.getByRole('button', { name: 'Export the log' }).count()).toBe(0);
+    expect(await page.getByLabel('Event type').count()).toBe(0);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.getByText('Webhooks are for admins.').waitFor();
+    await page.goto(`${consoleUrl}/console#/health`);
+    await page.getByRole('heading', { name: /Readiness/ }).waitFor();
+    for (const heading of ['lag-heading', 'traffic-heading', 'deliveries-heading', 'routes-heading']) {
+      expect(await page.locator(`section[aria-labelledby="${heading}"]`).count(), heading).toBe(0);
+    }
+    await page.context().close();
+  });
+
+  it("opens an order by the short id the list shows, a full id, or the customer's e-mail (issue 44, bug 4)", async () => {
+    const page = await signIn(users.staff);
+    await page.locator('table.orders').waitFor();
+    const open = async (typed: string) => {
+      await page.getByLabel('Order id').fill(typed);
+      await page.getByLabel('Order id').press('Enter');
+    };
+    await open(shortId(othersOrder.id).toUpperCase());
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(othersOrder.id)}`) }).waitFor();
+    await page.getByRole('heading', { name: 'Summary' }).waitFor();
+
+    await page.goto(`${consoleUrl}/console#/orders`);
+    await page.locator('table.orders').waitFor();
+    await open(users.otherCustomer.email);
+    await page.getByText(`Orders of ${users.otherCustomer.email}.`).waitFor();
+    await expect
+      .poll(async () =>
+        (
+          await page
+            .locator('table.orders tbody th a')
+            .evaluateAll((links) => links.map((link) => link.getAttribute('title')))
+        ).sort(),
+      )
+      .toEqual(
+        ((await (await api(users.otherCustomer, '/orders?perPage=100')).json()) as { data: OrderBody[] }).data
+          .map(({ id }) => id)
+          .sort(),
+      );
+
+    await page.goto(`${consoleUrl}/console#/orders`);
+    await page.locator('table.orders').waitFor();
+    await open('00000000');
+    await page.getByText('No order of yours to see ends with 00000000.').waitFor();
+    await page.context().close();
+  });
+
+  it('is usable by keyboard and on a phone: focus before the sections, a status filter that waits for the choice, the timeline in reading order, the orders with total and date (issue 44)', async () => {
+    const page = await signIn(users.staff);
+    await page.locator('table.orders').waitFor();
+    // After signing in, the focus is before the navigation: the keyboard reaches the sections first.
+    expect(
+      await page.evaluate(`(() => {
+        const nav = document.querySelector('nav.main-nav');
+        return Boolean(nav.compareDocumentPosition(document.activeElement) & Node.DOCUMENT_POSITION_PRECEDING);
+      })()`),
+    ).toBe(true);
+
+    // Walking the statuses with the arrow keys reads nothing; Enter reads the chosen one.
+    const listings: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/orders?')) listings.push(request.url());
+    });
+    await page.getByLabel('Status').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    expect(listings).toEqual([]);
+    const chosen = page.waitForResponse((response) => response.url().includes('/orders?'));
+    await page.keyboard.press('Enter');
+    expect(new URL((await chosen).url()).searchParams.get('status')).toBe('shipped');
+
+    // One page of orders: no pager. At a phone's width the table keeps the id, status, total and date.
+    await expect
+      .poll(async () => new Set(await page.locator('table.orders tbody .badge').allInnerTexts()))
+      .toEqual(new Set(['shipped']));
+    expect(await page.locator('.pager').count()).toBe(0);
+    await page.setViewportSize(phone);
+    const shown = await page
+      .locator('table.orders thead th')
+      .evaluateAll((cells) =>
+        cells
+          .filter((cell) => (cell as unknown as { offsetParent: unknown }).offsetParent !== null)
+          .map((cell) => cell.textContent?.trim()),
+      );
+    expect(shown).toEqual(['Order', 'Status', 'Total', 'Placed']);
+    const tableRight = await page
+      .locator('table.orders')
+      .evaluate((table) => table.getBoundingClientRect().right);
+    expect(tableRight).toBeLessThanOrEqual(phone.width);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // The timeline: tabbing goes through each event as it reads, changes and state, then the event's data.
+    await page.goto(`${consoleUrl}/console#/orders/${walked.id}/timeline`);
+    const second = page.locator('.timeline-entry[data-revision="1"]');
+    await second.locator('summary').first().waitFor();
+    expect(await second.locator('summary').allInnerTexts()).toEqual([
+      'State after this event (changes highlighted)',
+      'Event data, as stored',
+    ]);
+    await page.context().close();
+  });
+
+  it('lets an admin manage webhook endpoints: register, see how each delivers, change, disable and remove (issue 44)', async () => {
+    const page = await signIn(users.admin);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.locator('table.subscriptions').waitFor();
+    // The failing ERP receiver stands out: its last outcome, and none of its latest attempts delivered.
+    const erp = page
+      .locator('table.subscriptions tbody tr')
+      .filter({ hasText: 'ERP (down for maintenance)' });
+    expect(await erp.locator('.last-outcome .badge').innerText()).toBe('failed');
+    expect(await erp.locator('.success-rate').innerText()).toMatch(/^0 %/);
+
+    await page.getByText('Register a subscription').click();
+    await page.getByLabel('Receiver URL').fill(receiver.url);
+    await page.getByLabel('payment.received').uncheck();
+    await page.getByLabel('Description (optional)').fill('CRM');
+    await page.getByRole('button', { name: 'Register' }).click();
+    expect(await page.locator('.secret-value').innerText()).toMatch(/^whsec_/);
+    await page.getByRole('link', { name: 'Open the subscription' }).click();
+    await page.getByRole('heading', { name: 'Subscription' }).waitFor();
+    const id = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+    const now = async () =>
+      (await (await api(users.admin, `/webhooks/${id}`)).json()) as Record<string, unknown>;
+    expect(await now()).toMatchObject({
+      events: ['order.created', 'order.status_changed'],
+      description: 'CRM',
+    });
+
+    await page.getByText('Change the URL, events or description').click();
+    await page.getByLabel('Description (optional)').fill('CRM (new)');
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    expect(await now()).toMatchObject({ description: 'CRM (new)' });
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Enable again' }).waitFor();
+    expect(await now()).toMatchObject({ active: false });
+
+    await page.getByRole('button', { name: 'Remove the subscription…' }).click();
+    await page.getByText('it cannot be restored').waitFor();
+    await page.getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.locator('table.subscriptions').waitFor();
+    expect((await api(users.admin, `/webhooks/${id}`)).status).toBe(404);
+    await page.context().close();
   });
 
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogStore, Category, Product } from '../../projections/catalog/catalog.ts';
+import type { CatalogStore, Category, Product } from '../../catalog/catalog.ts';
 
 /** When the contract's imports run, by the importing clock: after every date its products carry. */
 const importedAt = new Date('2026-11-25T08:00:00Z');

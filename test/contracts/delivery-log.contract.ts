@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryAttempt, DeliveryLog } from '../../projections/webhook-deliveries/delivery-log.ts';
+import type { DeliveryAttempt, DeliveryLog } from '../../webhooks/deliveries/delivery-log.ts';
 
 const anAttempt = (subscriptionId: string, second: number, overrides: Partial<DeliveryAttempt> = {}) =>
   ({

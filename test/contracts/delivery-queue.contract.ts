@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   deliveryIdFor,
+  nextAttemptNumber,
   type DeliveryQueue,
   type NewDelivery,
-} from '../../projections/webhook-deliveries/delivery-queue.ts';
+} from '../../webhooks/deliveries/delivery-queue.ts';
 
 const t0 = Date.parse('2026-11-21T10:00:00.000Z');
 
@@ -167,6 +168,29 @@ export const deliveryQueueContract = (adapterName: string, createQueue: () => Pr
         lease: null,
       });
       expect(await queue.redeliver(randomUUID(), t0)).toBe(false);
+    });
+
+    it('counts the attempts before a retry apart, so the log numbers attempts on across retries', async () => {
+      const delivery = aDelivery(randomUUID());
+      await queue.enqueue([delivery]);
+      for (const [index, status] of (['pending', 'dead'] as const).entries()) {
+        const now = t0 + index;
+        await queue.claim(delivery.id, { owner: 'a', now, leaseUntil: now + 1 });
+        await queue.settle(
+          delivery.id,
+          'a',
+          status === 'pending' ? { status, nextAttemptAt: now + 1 } : { status },
+        );
+      }
+      expect(await queue.redeliver(delivery.id, t0 + 10)).toBe(true);
+      const retried = (await queue.get(delivery.id))!;
+      expect(retried).toMatchObject({ attempts: 0, earlierAttempts: 2 });
+      expect(nextAttemptNumber(retried)).toBe(3);
+      // Retried again while still pending: the earlier attempts add up.
+      await queue.claim(delivery.id, { owner: 'a', now: t0 + 10, leaseUntil: t0 + 11 });
+      await queue.settle(delivery.id, 'a', { status: 'pending', nextAttemptAt: t0 + 20 });
+      expect(await queue.redeliver(delivery.id, t0 + 12)).toBe(true);
+      expect(nextAttemptNumber((await queue.get(delivery.id))!)).toBe(4);
     });
 
     it('leaves out the subscriptions asked to be left out', async () => {

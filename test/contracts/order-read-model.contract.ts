@@ -169,6 +169,34 @@ export const orderReadModelContract = (
         expect(cancelled.orders.map((o) => o.id)).toEqual([ids[3]]);
       });
 
+      it('finds an order by its short id (its last 8 hex digits), in both kinds of listing', async () => {
+        const wanted = ids[2]!;
+        const shortId = wanted.slice(-8);
+        for (const kind of ['page', 'cursor'] as const) {
+          const found = await model.listOrders({
+            kind,
+            idEndsWith: shortId,
+            limit: 10,
+            ...(kind === 'page' ? { offset: 0 } : {}),
+          } as Parameters<typeof model.listOrders>[0]);
+          expect(
+            found.orders.map((o) => o.id),
+            kind,
+          ).toEqual([wanted]);
+        }
+        const ofOther = await model.listOrders({
+          kind: 'page',
+          customerId: other,
+          idEndsWith: shortId,
+          offset: 0,
+          limit: 10,
+        });
+        expect(ofOther.orders).toEqual([]);
+        expect(
+          (await model.listOrders({ kind: 'page', idEndsWith: '00000000', offset: 0, limit: 10 })).total,
+        ).toBe(0);
+      });
+
       it('walks with cursors in both directions', async () => {
         const first = await model.listOrders({ kind: 'cursor', customerId: customer, limit: 3 });
         expect(first.orders.map((o) => o.id)).toEqual(newestFirst().slice(0, 3));

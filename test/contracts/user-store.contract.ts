@@ -7,7 +7,7 @@ import {
   type StoredAddress,
   type User,
   type UserStore,
-} from '../../projections/identity/users.ts';
+} from '../../identity/users.ts';
 
 const aUser = (overrides: Partial<User> = {}): User => ({
   id: randomUUID(),

@@ -7,7 +7,7 @@ import {
 } from '../../domain/webhook-subscriptions/subscription-errors.ts';
 import type { SubscriptionEvent } from '../../domain/webhook-subscriptions/subscription-events.ts';
 import type { RegisterSubscription } from '../../domain/webhook-subscriptions/subscription.ts';
-import { subscriptionOf } from '../../projections/webhook-subscriptions/subscription-view.ts';
+import { subscriptionOf } from '../../webhooks/subscription-view.ts';
 import { deciderSpecification } from '../support/decider-specification.ts';
 
 const spec = deciderSpecification(subscriptionDecider);

@@ -4,6 +4,7 @@ import { orderDecider, type OrderState } from '../../domain/orders/order-decider
 import { InvalidStateTransitionError, OrderAlreadyExistsError } from '../../domain/orders/order-errors.ts';
 import { orderEvents, type OrderEvent } from '../../domain/orders/order-events.ts';
 import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';
+import type { Decider } from '../../domain/shared/decider.ts';
 import { subscriptionDecider } from '../../domain/webhook-subscriptions/subscription-decider.ts';
 import {
   subscriptionEvents,
@@ -13,13 +14,8 @@ import { subscriptionStreamName } from '../../domain/webhook-subscriptions/subsc
 import {
   ConcurrencyExhaustedError,
   createCommandHandler,
-  type DecisionModel,
 } from '../../infrastructure/event-sourcing/command-handler.ts';
-import {
-  createEventCodec,
-  EventSchemaError,
-  type EventCodec,
-} from '../../infrastructure/event-sourcing/event-codec.ts';
+import { createEventCodec, EventSchemaError, type EventCodec } from '../../domain/shared/event-codec.ts';
 import {
   NO_STREAM,
   type EventMetadata,
@@ -86,7 +82,7 @@ const given = async <E extends { type: string; data: unknown }>(
 let ids = 0;
 const handlerOn = <C, E extends { type: string; data: unknown }, S>(
   eventStore: EventStore,
-  decider: DecisionModel<C, E, S>,
+  decider: Decider<C, E, S>,
   codec: EventCodec<E>,
   maxAttempts?: number,
 ) =>

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { orderEvents, shippedWithoutDetails, type OrderEvent } from '../../domain/orders/order-events.ts';
 import type { EventCatalog } from '../../domain/shared/event-versions.ts';
 import { subscriptionEvents } from '../../domain/webhook-subscriptions/subscription-events.ts';
-import { createEventCodec, EventSchemaError } from '../../infrastructure/event-sourcing/event-codec.ts';
+import { createEventCodec, EventSchemaError } from '../../domain/shared/event-codec.ts';
 import { at, orderId, orderPlaced } from '../support/order-fixtures.ts';
 
 const codec = createEventCodec(orderEvents);

@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteUserStore } from '../../projections/identity/sqlite-user-store.ts';
+import { createSqliteUserStore } from '../../identity/sqlite-user-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import { startEmbeddedChild } from '../support/embedded-child.ts';
 import { realTimeClock } from '../support/test-clocks.ts';

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { strongEtag } from '../../infrastructure/http/representation.ts';
+import { availableActions } from '../../domain/orders/order-actions.ts';
+import type { OrderStatus } from '../../domain/orders/order.ts';
 
 // The golden log of test/fixtures/golden-2026-11-25 (see its README.md): the answers the release before
 // versioned events gave, and the changes this release makes to them on purpose. Everything else about an
@@ -134,6 +136,47 @@ const withWholeUrl = (event: Record<string, unknown>, recorded: Record<string, u
   return event;
 };
 
+/** Each golden user's one role. */
+const roleOf: Record<GoldenUser, string> = {
+  staff: 'staff',
+  ann: 'customer',
+  bob: 'customer',
+  admin: 'admin',
+  auditor: 'auditor',
+};
+
+/**
+ * The fourth: an order as it is now gains `actions`, what its reader may do to it now (the domain's
+ * availableActions for its status, what is outstanding and the reader's role; a customer reads only its own
+ * orders); a past revision has none. Returns the order without them.
+ */
+const withoutActions = (order: OrderJson, revision: number | 'current', as: GoldenUser): OrderJson => {
+  if (revision !== 'current') {
+    expect(
+      order,
+      `order ${order.id} at revision ${revision}: a past state, so no actions`,
+    ).not.toHaveProperty('actions');
+    return order;
+  }
+  const { actions, ...rest } = order;
+  const total = order['total'] as { amount: number };
+  const paid = (order['payments'] as { amount: { amount: number } }[]).reduce(
+    (sum, payment) => sum + payment.amount.amount,
+    0,
+  );
+  const customerId = order['customerId'] as string;
+  const expected = availableActions(
+    {
+      customerId,
+      status: order['status'] as OrderStatus,
+      outstandingMinor: Math.round((total.amount - paid) * 100),
+    },
+    { userId: customerId, roles: [roleOf[as]] },
+  );
+  expect(actions, `the actions of ${as} on order ${order.id}`).toEqual(expected);
+  return rest as OrderJson;
+};
+
 /**
  * An answer of this release with the deliberate changes checked and taken out again: what remains must be
  * the recorded bytes. Key order survives, so re-serialising gives the bytes the service would have sent.
@@ -158,13 +201,17 @@ const withoutDeliberateChanges = (recorded: RecordedAnswer, body: string): strin
   }
   if (/^\/orders\/[^/]+$/.test(pathname)) {
     const revision = searchParams.get('revision');
-    return JSON.stringify(
-      withoutShipment(json as OrderJson, revision === null ? 'current' : Number(revision)),
-    );
+    const at = revision === null ? 'current' : Number(revision);
+    return JSON.stringify(withoutShipment(withoutActions(json as OrderJson, at, recorded.as), at));
   }
   if (pathname === '/orders') {
     const page = json as { data: OrderJson[] };
-    return JSON.stringify({ ...page, data: page.data.map((order) => withoutShipment(order, 'current')) });
+    return JSON.stringify({
+      ...page,
+      data: page.data.map((order) =>
+        withoutShipment(withoutActions(order, 'current', recorded.as), 'current'),
+      ),
+    });
   }
   return body;
 };
@@ -173,7 +220,7 @@ export type Answer = Pick<RecordedAnswer, 'status' | 'etag' | 'lastModified' | '
 
 /**
  * The recorded answer, as this release must give it: the same status and Last-Modified; the same bytes but
- * for the deliberate changes (`shipment`, `version`, a webhook URL's origin for auditors); the same ETag when the bytes are the same, and the
+ * for the deliberate changes (`shipment`, `version`, a webhook URL's origin for auditors, `actions`); the same ETag when the bytes are the same, and the
  * hash of the new bytes, the same function as before, when they are not.
  */
 export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxAddressesPerUser } from '../../projections/identity/users.ts';
+import { maxAddressesPerUser } from '../../identity/users.ts';
 import { postJson, problemOf } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { withAddressCache } from '../../projections/identity/address-cache.ts';
-import { createSqliteUserStore } from '../../projections/identity/sqlite-user-store.ts';
-import type { StoredAddress, UserStore } from '../../projections/identity/users.ts';
+import { withAddressCache } from '../../identity/address-cache.ts';
+import { createSqliteUserStore } from '../../identity/sqlite-user-store.ts';
+import type { StoredAddress, UserStore } from '../../identity/users.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 
 // Two caches over one node:sqlite file stand for two processes sharing one store.

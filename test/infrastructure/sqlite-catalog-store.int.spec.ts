@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSqliteCatalogStore } from '../../projections/catalog/sqlite-catalog-store.ts';
+import { createSqliteCatalogStore } from '../../catalog/sqlite-catalog-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import { catalogStoreContract } from '../contracts/catalog-store.contract.ts';
 

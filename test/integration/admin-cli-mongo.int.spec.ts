@@ -41,7 +41,7 @@ describe('npm run admin -- user:* with MONGODB_URL (the distributed mode store)'
 
   it('imports the demo catalogue into MongoDB', async () => {
     const env = { MONGODB_URL: requiredServer('MONGODB_URL'), MONGODB_DATABASE: database };
-    const demo = fileURLToPath(new URL('../../projections/catalog/demo-catalog.json', import.meta.url));
+    const demo = fileURLToPath(new URL('../../catalog/demo-catalog.json', import.meta.url));
     const imported = await runAdmin(['catalog:import', demo], env);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toContain(

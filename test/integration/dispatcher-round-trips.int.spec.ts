@@ -12,8 +12,8 @@ import { generateWebhookSecret } from '../../infrastructure/outbound-http/standa
 import { createWebhookPoster } from '../../infrastructure/outbound-http/webhook-poster.ts';
 import { createHostResolver } from '../../infrastructure/outbound-http/target-check.ts';
 import type { PublicOrderEvent } from '../../projections/relay/public-events.ts';
-import { createMongoDeliveryLog } from '../../projections/webhook-deliveries/mongo-delivery-log.ts';
-import { createMongoDeliveryQueue } from '../../projections/webhook-deliveries/mongo-delivery-queue.ts';
+import { createMongoDeliveryLog } from '../../webhooks/deliveries/mongo-delivery-log.ts';
+import { createMongoDeliveryQueue } from '../../webhooks/deliveries/mongo-delivery-queue.ts';
 import { createMongoWebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/mongo-subscription-read-model.ts';
 import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
 import { createDeliveryMetrics } from '../../webhook-dispatcher/delivery-metrics.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMongoCatalogStore } from '../../projections/catalog/mongo-catalog-store.ts';
+import { createMongoCatalogStore } from '../../catalog/mongo-catalog-store.ts';
 import { catalogStoreContract } from '../contracts/catalog-store.contract.ts';
 import { requiredServer } from '../support/integration-env.ts';
 import { freshMongoDatabase } from '../support/mongo.ts';

@@ -1,7 +1,7 @@
 import { createMongoRefreshTokenStore } from '../../infrastructure/auth/mongo-refresh-token-store.ts';
-import { createMongoUserStore } from '../../projections/identity/mongo-user-store.ts';
+import { createMongoUserStore } from '../../identity/mongo-user-store.ts';
 import { refreshTokenStoreContract } from '../contracts/refresh-token-store.contract.ts';
-import { withAddressCache } from '../../projections/identity/address-cache.ts';
+import { withAddressCache } from '../../identity/address-cache.ts';
 import { userStoreContract } from '../contracts/user-store.contract.ts';
 import { freshMongoDatabase } from '../support/mongo.ts';
 

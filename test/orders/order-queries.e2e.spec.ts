@@ -55,13 +55,24 @@ afterAll(async () => service.stop());
 describe('GET /orders/{id}', () => {
   it('answers the owner, staff, auditor and admin with the order, private and no-cache, with a strong ETag', async () => {
     const order = aliceOrders[0]!;
-    for (const reader of [alice, staff, auditor, admin]) {
+    // Each with what it may do to the confirmed order now: the representation, and so its ETag, is the reader's.
+    const actionsOf = new Map([
+      [alice, ['cancel']],
+      [staff, ['ship', 'record-payment', 'cancel']],
+      [auditor, []],
+      [admin, ['ship', 'record-payment', 'cancel']],
+    ]);
+    const etags = new Map<unknown, string>();
+    for (const [reader, actions] of actionsOf) {
       const response = await reader.get(`/orders/${order.id}`, { 'Consistency-Token': lastTokenOf(reader) });
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('private, no-cache');
       expect(response.headers.get('etag')).toMatch(/^"[\w-]+"$/);
-      expect(await response.json()).toEqual(order);
+      expect(await response.json()).toEqual({ ...order, actions });
+      etags.set(reader, response.headers.get('etag')!);
     }
+    expect(etags.get(staff)).toBe(etags.get(admin));
+    expect(new Set([etags.get(alice), etags.get(staff), etags.get(auditor)]).size).toBe(3);
   });
 
   it("answers 404 to another customer's order, to an unknown id and to an id that is not a UUID", async () => {
@@ -104,8 +115,10 @@ describe('GET /orders/{id}', () => {
     const atPlacement = await auditor.get(`/orders/${order.id}?revision=0`);
     expect(atPlacement.status).toBe(200);
     expect(await atPlacement.json()).toMatchObject({ status: 'pending', id: order.id });
+    // A past state, which nothing can be done to: the order without `actions`.
     const atConfirmation = await staff.get(`/orders/${order.id}?revision=1`);
-    expect(await atConfirmation.json()).toEqual(order);
+    const { actions: _actions, ...asConfirmed } = order as OrderBody & { actions: unknown };
+    expect(await atConfirmation.json()).toEqual(asConfirmed);
     expect((await auditor.get(`/orders/${order.id}?revision=2`)).status).toBe(404);
     const bad = await auditor.get(`/orders/${order.id}?revision=-1`);
     expect(bad.status).toBe(400);
@@ -131,6 +144,51 @@ describe('GET /orders/{id}/events', () => {
     expect(asOwner[0]!.actor).toEqual({ userId: alice.id, roles: ['customer'] });
     expect(asOwner[1]!.actor).toEqual({ roles: ['staff'] });
     expect((await bob.get(`/orders/${order.id}/events`)).status).toBe(404);
+  });
+});
+
+describe('GET /orders, found by short id and by customer e-mail', () => {
+  const ids = (page: Page) => page.data.map((order) => order.id);
+
+  it('finds an order by its id’s last 8 hex digits (any case), for staff; a customer only among its own', async () => {
+    const wanted = aliceOrders[2]!;
+    const shortId = wanted.id.slice(-8).toUpperCase();
+    const asStaff = await staff.get(`/orders?page=1&idEndsWith=${shortId}`, {
+      'Consistency-Token': lastTokenOf(staff),
+    });
+    expect(asStaff.status).toBe(200);
+    expect(ids((await asStaff.json()) as Page)).toEqual([wanted.id]);
+    expect(ids((await (await alice.get(`/orders?page=1&idEndsWith=${shortId}`)).json()) as Page)).toEqual([
+      wanted.id,
+    ]);
+    expect(ids((await (await bob.get(`/orders?page=1&idEndsWith=${shortId}`)).json()) as Page)).toEqual([]);
+    const bad = await staff.get('/orders?idEndsWith=xyz');
+    expect(bad.status).toBe(400);
+    expect((await problemOf(bad)).errors?.[0]?.field).toBe('idEndsWith');
+  });
+
+  it('lists a customer’s orders by its e-mail (any case) for staff, and carries the filter in the links', async () => {
+    const byEmail = await staff.get(
+      `/orders?cursor=&perPage=5&customerEmail=${encodeURIComponent(alice.email.toUpperCase())}`,
+    );
+    expect(byEmail.status).toBe(200);
+    const first = (await byEmail.json()) as CursorPage;
+    expect(first.data.map((order) => order.id)).toEqual(aliceOrders.slice(0, 5).map((order) => order.id));
+    expect(first.links.next).toContain(`customerEmail=${encodeURIComponent(alice.email)}`);
+    const rest = (await (await staff.get(first.links.next!)).json()) as CursorPage;
+    expect(rest.data.map((order) => order.id)).toEqual(aliceOrders.slice(5).map((order) => order.id));
+    // Nobody's address, and another's for a customer: no orders, not an error.
+    expect(
+      ids((await (await staff.get('/orders?page=1&customerEmail=nobody%40shop.example')).json()) as Page),
+    ).toEqual([]);
+    expect(
+      ids(
+        (await (
+          await bob.get(`/orders?page=1&customerEmail=${encodeURIComponent(alice.email)}`)
+        ).json()) as Page,
+      ),
+    ).toEqual([]);
+    expect((await staff.get('/orders?customerEmail=not-an-address')).status).toBe(400);
   });
 });
 

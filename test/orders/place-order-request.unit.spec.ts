@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Product } from '../../projections/catalog/catalog.ts';
-import { placeOrderCommand, placeOrderRequest } from '../../command-api/orders/place-order.ts';
-import type { StoredAddress } from '../../projections/identity/users.ts';
-import { fieldErrors } from '../../infrastructure/validation/field-errors.ts';
+import type { Product } from '../../catalog/catalog.ts';
+import { placeOrderCommand, resolveOrderRequest } from '../../command-api/orders/place-order.ts';
+import type { StoredAddress } from '../../identity/users.ts';
 
 /**
- * The rules of POST /orders' body, all in one schema: the shape of each line, distinct products, the stock
- * at this moment, the caller's own address. Lookups are in memory here; over HTTP the same rules are
+ * The rules of POST /orders' body: the shape of each line (one schema, no I/O), then, in one place, distinct
+ * products, the stock at this moment, the caller's own address; every problem reported at once. Lookups are in memory here; over HTTP the same rules are
  * specified in place-order.e2e.spec.ts and stock-check.e2e.spec.ts.
  */
 const product = (id: number, stock: number | null, priceMinor = 1000): Product => ({
@@ -31,19 +30,19 @@ const address: StoredAddress = {
   createdAt: '2026-01-01T00:00:00Z',
 };
 
-const request = placeOrderRequest({
-  catalog: { getProduct: (id) => Promise.resolve(products.get(id) ?? null) },
+const lookups = {
+  catalog: { getProduct: (id: number) => Promise.resolve(products.get(id) ?? null) },
   users: {
-    findAddress: (owner, id) => Promise.resolve(owner === customerId && id === address.id ? address : null),
+    findAddress: (owner: string, id: string) =>
+      Promise.resolve(owner === customerId && id === address.id ? address : null),
   },
-});
-const parse = (body: unknown, customer = customerId) =>
-  request.parse(customer, (schema) => schema.safeParseAsync(body));
+};
+const parse = (body: unknown, customer = customerId) => resolveOrderRequest(lookups, customer, body);
 
-/** Every problem of the body, in the order of its fields (lookups answer in their own time). */
+/** Every problem of the body, in the order of its fields. */
 const problems = async (body: unknown) => {
   const result = await parse(body);
-  return result.success ? [] : fieldErrors(result.error).sort((a, b) => a.field.localeCompare(b.field));
+  return result.ok ? [] : result.errors.sort((a, b) => a.field.localeCompare(b.field));
 };
 
 const order = (items: unknown[], shippingAddressId = address.id) => ({ items, shippingAddressId });
@@ -51,10 +50,10 @@ const order = (items: unknown[], shippingAddressId = address.id) => ({ items, sh
 describe('the POST /orders request', () => {
   it('yields the products and the address themselves, and the command prices them from the catalogue', async () => {
     const parsed = await parse(order([{ productId: '1', quantity: 2 }], address.id));
-    if (!parsed.success) throw parsed.error;
-    const request = parsed.data;
-    expect(request.items[0]?.productId).toEqual(products.get(1));
-    expect(request.shippingAddressId).toEqual(address);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const request = parsed.request;
+    expect(request.lines[0]).toEqual({ product: products.get(1), quantity: 2 });
+    expect(request.address).toEqual(address);
     const command = placeOrderCommand(request, {
       orderId: 'o-1',
       customerId,
@@ -124,7 +123,7 @@ describe('the POST /orders request', () => {
 
   it("accepts only one of the caller's stored addresses", async () => {
     const result = await parse(order([{ productId: '1', quantity: 1 }]), 'customer-2');
-    expect(result.success ? [] : fieldErrors(result.error)).toEqual([
+    expect(result.ok ? [] : result.errors).toEqual([
       { field: 'shippingAddressId', message: 'you have no stored address with this id' },
     ]);
     expect(await problems(order([{ productId: '1', quantity: 1 }], 'not-a-uuid'))).toEqual([

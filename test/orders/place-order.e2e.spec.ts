@@ -92,6 +92,8 @@ describe('POST /orders: given a customer with a stored address', () => {
       cancellationReason: null,
       createdAt: '2026-11-21T10:00:00.000Z',
       updatedAt: '2026-11-21T10:00:00.000Z',
+      // What its customer may do to it now.
+      actions: ['cancel'],
     });
 
     const read = await customer.get(`/orders/${order.id}`, {

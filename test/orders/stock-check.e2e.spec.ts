@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Product } from '../../projections/catalog/catalog.ts';
+import type { Product } from '../../catalog/catalog.ts';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';

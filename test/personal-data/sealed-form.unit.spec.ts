@@ -6,7 +6,7 @@ import {
   placedWithSealedFields,
 } from '../../domain/orders/order-events.ts';
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
-import { createEventCodec } from '../../infrastructure/event-sourcing/event-codec.ts';
+import { createEventCodec } from '../../domain/shared/event-codec.ts';
 import { withLegacyTokensSealed } from '../../infrastructure/personal-data/field-cipher.ts';
 import { storedWithSealedFields } from '../../infrastructure/personal-data/seal-events.ts';
 import { orderPlaced } from '../support/order-fixtures.ts';

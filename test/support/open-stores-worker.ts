@@ -1,6 +1,6 @@
 // Opens the read store the way a process does at start, once the test releases every worker at the same moment.
 import { workerData, parentPort } from 'node:worker_threads';
-import { createSqliteCatalogStore } from '../../projections/catalog/sqlite-catalog-store.ts';
+import { createSqliteCatalogStore } from '../../catalog/sqlite-catalog-store.ts';
 import { createSqliteRefreshTokenStore } from '../../infrastructure/auth/sqlite-refresh-token-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 

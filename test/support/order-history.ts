@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { orderDecider } from '../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import { orderStreamName, type OrderCommand } from '../../domain/orders/order.ts';
-import { orderCodec } from '../../projections/orders/order-codec.ts';
+import { orderCodec } from '../../domain/orders/order-codec.ts';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 
 let nextPosition = 1n;

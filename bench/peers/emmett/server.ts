@@ -4,7 +4,7 @@
 // updating a read table in the append's transaction, the GET reading that table through the pool). What it
 // shares with the service is what the comparison needs to be like for like: the project's cached token
 // verifier, its zod order schema, its order decider (as the CommandHandler's evolve and decide), the same
-// response bytes for an order (projections/orders/order-resource.ts), the same security headers, X-Request-Id and
+// response bytes for an order (domain/orders/order-resource.ts), the same security headers, X-Request-Id and
 // request log line. Products and the caller's addresses come from memory, as in the ceiling.
 //
 // Two choices a user would make and the sample does not show (see bench/NOTES.md, issue 31):
@@ -37,13 +37,13 @@ import {
   sqliteProjection,
 } from '@event-driven-io/emmett-sqlite';
 import type { NextFunction, Request, Response, Router } from 'express';
-import type { Product } from '../../../projections/catalog/catalog.ts';
-import { readCatalogFile } from '../../../projections/catalog/catalog-file.ts';
-import { placeOrderCommand, placeOrderRequest } from '../../../command-api/orders/place-order.ts';
+import type { Product } from '../../../catalog/catalog.ts';
+import { readCatalogFile } from '../../../catalog/catalog-file.ts';
+import { placeOrderCommand, resolveOrderRequest } from '../../../command-api/orders/place-order.ts';
 import { orderDecider, type OrderState } from '../../../domain/orders/order-decider.ts';
 import type { OrderEvent } from '../../../domain/orders/order-events.ts';
 import type { Address } from '../../../domain/orders/order.ts';
-import type { StoredAddress } from '../../../projections/identity/users.ts';
+import type { StoredAddress } from '../../../identity/users.ts';
 import { createAccessTokenVerifier, type Principal } from '../../../infrastructure/auth/access-tokens.ts';
 import { scopeOf } from '../../../domain/identity/permissions.ts';
 import { roles } from '../../../domain/identity/roles.ts';
@@ -54,7 +54,7 @@ import { logRequest } from '../../../infrastructure/http/request-log.ts';
 import { notModified } from '../../../infrastructure/http/representation.ts';
 import { securityHeaders } from '../../../infrastructure/http/security-headers.ts';
 import { createLogger } from '../../../infrastructure/logging/create-logger.ts';
-import { detailsOf, evolveDetails, type OrderDetails } from '../../../projections/orders/order-details.ts';
+import { detailsOf, evolveDetails, type OrderDetails } from '../../../domain/orders/order-details.ts';
 import { orderRepresentation } from '../../support/order-representation.ts';
 
 type Config = {
@@ -142,9 +142,7 @@ const handle = CommandHandler<OrderState, OrderEvent>({
 
 const products = new Map<number, Product>(
   readCatalogFile(
-    JSON.parse(
-      readFileSync(new URL('../../../projections/catalog/demo-catalog.json', import.meta.url), 'utf8'),
-    ),
+    JSON.parse(readFileSync(new URL('../../../catalog/demo-catalog.json', import.meta.url), 'utf8')),
     config.currency,
   ).products.map((product) => [product.id, product]),
 );
@@ -161,7 +159,6 @@ const lookups = {
       addresses.get(customerId)?.get(addressId) ?? null,
   },
 };
-const orderRequest = placeOrderRequest(lookups);
 
 // ---- Authentication: the project's cached verifier -----------------------------------------------------
 
@@ -202,13 +199,11 @@ const ordersApi = (router: Router) => {
     on(async (request: AuthenticatedRequest): Promise<HttpResponse> => {
       const { principal } = request;
       if (scopeOf(principal.roles, 'placeOrder') === null) return Forbidden({ problemDetails: 'forbidden' });
-      const parsed = await orderRequest.parse(principal.userId, (schema) =>
-        schema.safeParseAsync(request.body),
-      );
-      if (!parsed.success) return BadRequest({ problemDetails: parsed.error.message });
+      const parsed = await resolveOrderRequest(lookups, principal.userId, request.body);
+      if (!parsed.ok) return BadRequest({ problemDetails: JSON.stringify(parsed.errors) });
       const orderId = randomUUIDv7();
       const placedAt = new Date().toISOString();
-      const command = placeOrderCommand(parsed.data, {
+      const command = placeOrderCommand(parsed.request, {
         orderId,
         customerId: principal.userId,
         placedAt,

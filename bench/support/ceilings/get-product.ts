@@ -6,9 +6,9 @@
 // current (infrastructure/http/representation.ts).
 // Run: node bench/support/ceilings/get-product.ts CONFIG.json [--log]; prints its URL on stdout.
 import { readFileSync } from 'node:fs';
-import { readCatalogFile } from '../../../projections/catalog/catalog-file.ts';
+import { readCatalogFile } from '../../../catalog/catalog-file.ts';
 import { productDetailCacheControl } from '../../../query-api/catalog/catalog-representations.ts';
-import { surrogateKeys } from '../../../projections/catalog/surrogate-keys.ts';
+import { surrogateKeys } from '../../../catalog/surrogate-keys.ts';
 import { moneyToDecimal } from '../../../domain/shared/money.ts';
 import {
   jsonRepresentation,
@@ -20,9 +20,7 @@ import { bareErrors, ceilingApp, ceilingConfig, listen } from './ceiling-app.ts'
 const config = ceilingConfig<{ currency: string }>();
 const representations = new Map<string, Representation & { surrogateKey: string }>(
   readCatalogFile(
-    JSON.parse(
-      readFileSync(new URL('../../../projections/catalog/demo-catalog.json', import.meta.url), 'utf8'),
-    ),
+    JSON.parse(readFileSync(new URL('../../../catalog/demo-catalog.json', import.meta.url), 'utf8')),
     config.currency,
   ).products.map((product) => [
     String(product.id),

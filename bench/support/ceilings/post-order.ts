@@ -5,7 +5,7 @@
 // OrderPlaced event row, with the service's data and metadata, appended to a node:sqlite log in WAL mode
 // (synchronous=NORMAL, UNIQUE (stream, revision), as the service's log); 201 with Location, ETag,
 // Last-Modified, Consistency-Token (the event's position) and the order as the service sends it
-// (projections/orders/order-resource.ts).
+// (domain/orders/order-resource.ts).
 // By default each request commits its own row. With --group-commit the rows appended in one turn of the
 // event loop are committed together, and each request is answered once its row committed (as the service's
 // event store does).
@@ -15,14 +15,14 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import express from 'express';
-import type { Product } from '../../../projections/catalog/catalog.ts';
-import { readCatalogFile } from '../../../projections/catalog/catalog-file.ts';
-import { placeOrderCommand, placeOrderRequest } from '../../../command-api/orders/place-order.ts';
+import type { Product } from '../../../catalog/catalog.ts';
+import { readCatalogFile } from '../../../catalog/catalog-file.ts';
+import { placeOrderCommand, resolveOrderRequest } from '../../../command-api/orders/place-order.ts';
 import { money } from '../../../domain/shared/money.ts';
-import type { StoredAddress } from '../../../projections/identity/users.ts';
+import type { StoredAddress } from '../../../identity/users.ts';
 import { scopeOf } from '../../../domain/identity/permissions.ts';
 import { requestIdOf } from '../../../infrastructure/http/request-id.ts';
-import type { OrderDetails } from '../../../projections/orders/order-details.ts';
+import type { OrderDetails } from '../../../domain/orders/order-details.ts';
 import { orderRepresentation } from '../order-representation.ts';
 import { bareErrors, bearerAuth, ceilingApp, ceilingConfig, listen } from './ceiling-app.ts';
 
@@ -35,9 +35,7 @@ const groupCommit = process.argv.includes('--group-commit');
 
 const products = new Map<number, Product>(
   readCatalogFile(
-    JSON.parse(
-      readFileSync(new URL('../../../projections/catalog/demo-catalog.json', import.meta.url), 'utf8'),
-    ),
+    JSON.parse(readFileSync(new URL('../../../catalog/demo-catalog.json', import.meta.url), 'utf8')),
     config.currency,
   ).products.map((product) => [product.id, product]),
 );
@@ -54,7 +52,6 @@ const lookups = {
       addresses.get(customerId)?.get(addressId) ?? null,
   },
 };
-const orderRequest = placeOrderRequest(lookups);
 
 const path = join(config.dataDir, `ceiling-events-${process.pid}.sqlite`);
 const db = new DatabaseSync(path);
@@ -115,8 +112,8 @@ app.post('/orders', express.json({ limit: 100 * 1024 }), async (request, respons
     response.status(403).end();
     return;
   }
-  const parsed = await orderRequest.parse(principal.userId, (schema) => schema.safeParseAsync(request.body));
-  if (!parsed.success) {
+  const parsed = await resolveOrderRequest(lookups, principal.userId, request.body);
+  if (!parsed.ok) {
     response.status(400).end();
     return;
   }
@@ -124,7 +121,7 @@ app.post('/orders', express.json({ limit: 100 * 1024 }), async (request, respons
   const placedAt = new Date().toISOString();
   const {
     data: { items: lines, shippingAddress: address, note },
-  } = placeOrderCommand(parsed.data, {
+  } = placeOrderCommand(parsed.request, {
     orderId,
     customerId: principal.userId,
     placedAt,

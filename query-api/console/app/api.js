@@ -216,18 +216,19 @@ export class Api {
   }
 
   /**
-   * A command (POST) of the API, sent where the console sends commands (its origin, or the query API's
-   * forward to the command API), with If-Match when the caller read an ETag.
+   * A command of the API (POST, or PATCH and DELETE where the API has them), sent where the console sends
+   * commands (its origin, or the query API's forward to the command API), with If-Match when the caller
+   * read an ETag.
    *
    * @param {string} path
-   * @param {{ body?: unknown, etag?: string | null }} [options]
+   * @param {{ body?: unknown, etag?: string | null, method?: 'POST' | 'PATCH' | 'DELETE' }} [options]
    */
-  async command(path, { body, etag } = {}) {
+  async command(path, { body, etag, method = 'POST' } = {}) {
     /** @type {Record<string, string>} */
     const headers = {};
     if (etag) headers['If-Match'] = etag;
     return this.answer(
-      await this.authenticated('POST', `${this.commandBase}${path}`, {
+      await this.authenticated(method, `${this.commandBase}${path}`, {
         headers,
         ...(body === undefined ? {} : { body }),
       }),

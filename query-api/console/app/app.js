@@ -7,7 +7,7 @@
  * @typedef {import('./api.js').Session} Session
  */
 import { html } from './html.js';
-import { useEffect, useState } from './vendor/hooks.js';
+import { useEffect, useRef, useState } from './vendor/hooks.js';
 import { href, navigate, useRoute } from './router.js';
 import { may } from './lib/permissions.js';
 import { SignIn } from './views/sign-in.js';
@@ -71,20 +71,43 @@ const Console = ({ api, session }) => {
   useEffect(() => {
     if (route.name === 'home') navigate(href(may(user, 'listOrders') ? '/orders' : '/health'));
   }, [route.name]);
-  // A new view: its heading takes the focus, so keyboard and screen reader users start there.
+  // Just signed in: the focus goes to the top of the console, before the navigation, so that the
+  // keyboard reaches the sections first. Then each new view's heading takes it, so keyboard and screen
+  // reader users start there.
+  const signedInJustNow = useRef(true);
   useEffect(() => {
+    if (route.name === 'home') return; // on its way to the first view
+    if (signedInJustNow.current) {
+      signedInJustNow.current = false;
+      document.getElementById('console-top')?.focus();
+      return;
+    }
     document.getElementById('view-heading')?.focus();
   }, [route.name, route.params['id']]);
 
-  const props = { api, user, route };
+  // Each view keyed by its address: another order or subscription (a pasted link, Back, Forward) starts
+  // afresh, with nothing typed or answered on the one before.
+  const props = { api, user, route, key: `${route.name}/${route.params['id'] ?? ''}` };
+  /** A view the user's roles do not open: said so, instead of a form whose every request would be refused. */
+  const notForYou = (/** @type {string} */ sentence) =>
+    html`<section aria-labelledby="view-heading"><${ViewHeading}>Not available</${ViewHeading}><p>${sentence}</p></section>`;
   const view =
     {
       orders: () => html`<${OrdersView} ...${props} />`,
       order: () => html`<${OrderView} ...${props} />`,
       timeline: () => html`<${TimelineView} ...${props} />`,
-      audit: () => html`<${AuditView} ...${props} />`,
-      webhooks: () => html`<${WebhooksView} ...${props} />`,
-      webhook: () => html`<${WebhookView} ...${props} />`,
+      audit: () =>
+        may(user, 'listAuditEvents')
+          ? html`<${AuditView} ...${props} />`
+          : notForYou('The audit log is for auditors and admins.'),
+      webhooks: () =>
+        may(user, 'listWebhooks')
+          ? html`<${WebhooksView} ...${props} />`
+          : notForYou('Webhooks are for admins.'),
+      webhook: () =>
+        may(user, 'getWebhook')
+          ? html`<${WebhookView} ...${props} />`
+          : notForYou('Webhooks are for admins.'),
       health: () => html`<${HealthView} ...${props} />`,
     }[route.name] ??
     (() =>
@@ -92,7 +115,7 @@ const Console = ({ api, session }) => {
         ? null
         : html`<section><${ViewHeading}>Nothing here</${ViewHeading}><p><a href=${href('/orders')}>Go to the orders</a></p></section>`);
 
-  return html`<div class="layout">
+  return html`<div class="layout" id="console-top" tabindex="-1">
     <a class="skip-link" href="#main" onClick=${(/** @type {Event} */ event) => {
       event.preventDefault();
       document.getElementById('view-heading')?.focus();

@@ -4,7 +4,7 @@
  * and its numbers are in a table beside it.
  */
 import { html } from './html.js';
-import { bucketAttempts, describeSpan } from './lib/buckets.js';
+import { bucketAttempts, describeSpan, integerTicks } from './lib/buckets.js';
 import { deliveryOutcomes } from './lib/vocabulary.js';
 
 const outcomes = deliveryOutcomes;
@@ -16,6 +16,9 @@ const margin = { top: 10, right: 10, bottom: 28, left: 36 };
 /** @param {number} time */
 const clock = (time) => new Date(time).toISOString().slice(11, 19);
 
+/** The fewest slots the plot is divided into, however few spans of time there are. */
+const minSlots = 12;
+
 /**
  * @param {{ attempts: import('./types.js').DeliveryAttempt[], id: string }} props
  */
@@ -23,10 +26,12 @@ export const OutcomeChart = ({ attempts, id }) => {
   const { size, buckets } = bucketAttempts(attempts);
   if (buckets.length === 0) return html`<p class="empty">No attempt yet.</p>`;
   const totals = buckets.map((bucket) => Object.values(bucket.counts).reduce((sum, count) => sum + count, 0));
-  const top = Math.max(1, ...totals);
+  const ticks = integerTicks(Math.max(...totals));
+  const top = ticks.at(-1) ?? 1;
   const plotWidth = width - margin.left - margin.right;
   const plotHeight = height - margin.top - margin.bottom;
-  const slot = plotWidth / buckets.length;
+  // Never wider than a twelfth of the plot: one span of time is a bar, not the whole plot.
+  const slot = plotWidth / Math.max(buckets.length, minSlots);
   const barWidth = Math.max(2, slot * 0.7);
   const y = (/** @type {number} */ value) => margin.top + plotHeight - (value / top) * plotHeight;
   const byOutcome = Object.fromEntries(
@@ -42,10 +47,10 @@ export const OutcomeChart = ({ attempts, id }) => {
     <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-labelledby=${`${id}-title ${id}-desc`} class="outcome-chart">
       <title id=${`${id}-title`}>Delivery outcomes over time</title>
       <desc id=${`${id}-desc`}>${description}</desc>
-      ${[0, 0.5, 1].map(
-        (fraction) => html`<g class="grid">
-          <line x1=${margin.left} x2=${width - margin.right} y1=${y(top * fraction)} y2=${y(top * fraction)} />
-          <text x=${margin.left - 6} y=${y(top * fraction) + 4} text-anchor="end">${Math.round(top * fraction)}</text>
+      ${ticks.map(
+        (tick) => html`<g class="grid">
+          <line x1=${margin.left} x2=${width - margin.right} y1=${y(tick)} y2=${y(tick)} />
+          <text x=${margin.left - 6} y=${y(tick) + 4} text-anchor="end">${tick}</text>
         </g>`,
       )}
       ${buckets.map((bucket, index) => {
@@ -78,7 +83,7 @@ export const OutcomeChart = ({ attempts, id }) => {
       </ul>
       <details>
         <summary>The chart’s numbers</summary>
-        <table class="compact">
+        <div class="table-wrap" tabindex="0"><table class="compact">
           <thead>
             <tr><th scope="col">From (UTC)</th>${outcomes.map((outcome) => html`<th scope="col" class="number">${outcome}</th>`)}<th scope="col" class="number">dead-lettered</th></tr>
           </thead>
@@ -91,7 +96,7 @@ export const OutcomeChart = ({ attempts, id }) => {
               </tr>`,
             )}
           </tbody>
-        </table>
+        </table></div>
       </details>
     </figcaption>
   </figure>`;

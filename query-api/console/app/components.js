@@ -111,12 +111,15 @@ export const JsonValue = ({ value, changed, path = '' }) => {
 };
 
 /**
- * Previous and next links of a cursor envelope.
+ * Previous and next links of a cursor envelope; nothing when there is only the one page.
  *
  * @param {{ label: string, prev: string | null, next: string | null }} props
  */
 export const Pager = ({ label, prev, next }) =>
-  html`<nav class="pager" aria-label=${label}>
+  // One page: nothing to page through.
+  prev === null && next === null
+    ? null
+    : html`<nav class="pager" aria-label=${label}>
     ${prev ? html`<a class="button secondary" href=${prev}>← Previous</a>` : html`<span class="button secondary disabled" aria-disabled="true">← Previous</span>`}
     ${next ? html`<a class="button secondary" href=${next}>Next →</a>` : html`<span class="button secondary disabled" aria-disabled="true">Next →</span>`}
   </nav>`;

@@ -1,9 +1,12 @@
 // The resources of the public API the console reads, as the OpenAPI document (/openapi.json) describes
-// them. Types only: no module imports this file at run time.
+// them; the order's come from its one schema. Types only: no module imports this file at run time.
+
+import type { CurrentOrderResource, OrderResource } from '../../../domain/orders/order-resource.ts';
 
 export type Role = 'customer' | 'staff' | 'auditor' | 'admin';
-export type OrderStatus = 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
-export type Money = { amount: number; currency: string };
+export type OrderStatus = Order['status'];
+export type OrderAction = NonNullable<Order['actions']>[number];
+export type Money = Order['total'];
 
 export type Tokens = {
   access_token: string;
@@ -14,29 +17,8 @@ export type Tokens = {
 
 export type CurrentUser = { id: string; email: string; name: string; roles: Role[] };
 
-export type Order = {
-  id: string;
-  status: OrderStatus;
-  customerId: string;
-  items: { productId: string; productName: string; quantity: number; unitPrice: Money }[];
-  total: Money;
-  shippingAddress: Record<string, unknown> | null;
-  note: string | null;
-  payments: { id: string; amount: Money; reference: string; receivedAt: string }[];
-  cancellationReason: string | null;
-  /** Once an order that received payments is cancelled: what was paid, owed back. */
-  refundDue?: Money;
-  /** Once shipped. */
-  shipment?: {
-    carrier: string | null;
-    trackingNumber: string | null;
-    trackingUrl: string | null;
-    shippedAt: string;
-  };
-  createdAt: string;
-  updatedAt: string;
-  [field: string]: unknown;
-};
+/** The order resource's one schema (domain/orders/order-resource.ts); `actions` absent on a past revision. */
+export type Order = OrderResource & Partial<Pick<CurrentOrderResource, 'actions'>>;
 
 export type CursorPage<T> = {
   meta: { perPage: number };

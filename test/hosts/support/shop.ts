@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { createMongoUserStore } from '../../../projections/identity/mongo-user-store.ts';
+import { createMongoUserStore } from '../../../identity/mongo-user-store.ts';
 import type { Role } from '../../../domain/identity/roles.ts';
 import { anAddress } from '../../support/orders.ts';
 import { testClock } from '../../support/test-clocks.ts';

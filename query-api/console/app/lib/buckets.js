@@ -47,3 +47,22 @@ export const describeSpan = (ms) => {
   if (ms < 86_400_000) return `${ms / 3_600_000} h`;
   return `${ms / 86_400_000} d`;
 };
+
+/**
+ * Whole-number ticks from 0 for counts up to `most`: a step of 1, 2, 5, 10, 20, 50... giving at most five
+ * ticks above 0, the last one at or above `most` (so no two ticks read the same number).
+ *
+ * @param {number} most
+ * @returns {number[]}
+ */
+export const integerTicks = (most) => {
+  const wanted = Math.max(1, most);
+  let step = 1;
+  for (let magnitude = 1; step * 5 < wanted; magnitude *= 10) {
+    step =
+      [1, 2, 5].map((factor) => factor * magnitude).find((candidate) => candidate * 5 >= wanted) ??
+      10 * magnitude;
+  }
+  const count = Math.ceil(wanted / step);
+  return Array.from({ length: count + 1 }, (_, index) => index * step);
+};

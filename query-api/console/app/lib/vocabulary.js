@@ -33,3 +33,6 @@ export const deliveryOutcomes = [
   'gone',
   'cancelled',
 ];
+
+/** The kinds of event a webhook subscription may take (domain/webhook-subscriptions/subscription.ts). */
+export const webhookEventKinds = ['order.created', 'order.status_changed', 'payment.received'];

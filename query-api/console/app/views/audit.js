@@ -23,6 +23,7 @@ import { href, navigate } from '../router.js';
 import { orderIdOfStream, shortId, subscriptionIdOfStream } from '../lib/format.js';
 import { may } from '../lib/permissions.js';
 import { buildAuditExport } from '../lib/audit-export.js';
+import { eventInWords } from '../lib/sentences.js';
 import { eventTypes } from '../lib/vocabulary.js';
 
 const pageSize = 50;
@@ -119,7 +120,7 @@ export const AuditView = ({ api, user, route }) => {
 /** @param {{ events: StoredEvent[], showWebhooks: boolean }} props */
 const AuditTable = ({ events, showWebhooks }) => {
   if (events.length === 0) return html`<p class="empty">No events here.</p>`;
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" tabindex="0">
     <table class="audit">
       <caption class="visually-hidden">Events of the log, in log order</caption>
       <thead>
@@ -130,6 +131,7 @@ const AuditTable = ({ events, showWebhooks }) => {
           <th scope="col">Stream</th>
           <th scope="col" class="number">Version</th>
           <th scope="col">Actor</th>
+          <th scope="col">What happened</th>
           <th scope="col">Data</th>
         </tr>
       </thead>
@@ -151,7 +153,8 @@ const AuditTable = ({ events, showWebhooks }) => {
               }
             </td>
             <td class="number">${event.revision}</td>
-            <td>${event.actor === null ? 'the system' : event.actor.roles.join(', ')}</td>
+            <td>${event.actor === null ? 'the system' : html`${event.actor.roles.join(', ')}${event.actor.userId ? html` <code title=${event.actor.userId}>${shortId(event.actor.userId)}</code>` : null}`}</td>
+            <td>${eventInWords(event)}</td>
             <td>
               <details>
                 <summary>Data<span class="visually-hidden"> of event ${event.position}</span></summary>

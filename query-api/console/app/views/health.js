@@ -1,7 +1,8 @@
 /**
  * The health of the process serving the console, refreshed every 5 seconds: its readiness checks
  * (GET /ready), and from GET /metrics the read models' and the relay's lag, requests and errors per route,
- * webhook deliveries by outcome, and load shedding. Everyone may see it: neither endpoint needs a token.
+ * webhook deliveries by outcome, and load shedding. Neither endpoint needs a token, but only those who work
+ * the service (staff, auditors, admins) see more than readiness here.
  *
  * In the distributed mode the relay runs in the projections process and the deliveries in the webhook
  * dispatcher: where the query API serving the console was told where those are, it serves their metrics
@@ -18,6 +19,7 @@ import { Loading, ProblemMessage, ViewHeading, asProblem } from '../components.j
 import { Sparkline } from '../charts.js';
 import { parsePrometheusText, requestsByRoute, singleValue, valuesByLabel } from '../lib/prometheus.js';
 import { deliveryOutcomes as outcomes } from '../lib/vocabulary.js';
+import { outcomeInWords } from '../lib/sentences.js';
 
 const refreshMs = 5_000;
 const keptReadings = 30;
@@ -61,7 +63,7 @@ const Count = ({ value }) =>
       : html`${Math.round(value).toLocaleString('en')}`;
 
 /** @param {ViewProps} props */
-export const HealthView = ({ api }) => {
+export const HealthView = ({ api, user }) => {
   const [reading, setReading] = useState(/** @type {Reading | null} */ (null));
   const [previous, setPrevious] = useState(/** @type {Reading | null} */ (null));
   const [rates, setRates] = useState(/** @type {number[]} */ ([]));
@@ -133,15 +135,40 @@ export const HealthView = ({ api }) => {
       </button>
     </div>
     <${ProblemMessage} error=${error} context="Health could not be read" />
-    ${reading ? html`<${Readings} reading=${reading} previous=${previous} rates=${rates} />` : html`<${Loading} label="Reading the health…" />`}
+    ${reading ? html`<${Readings} reading=${reading} previous=${previous} rates=${rates} operator=${isOperator(user)} />` : html`<${Loading} label="Reading the health…" />`}
   </section>`;
 };
 
-/** @param {{ reading: Reading, previous: Reading | null, rates: number[] }} props */
-const Readings = ({ reading, previous, rates }) => {
+/**
+ * Whether the user works the service (staff, auditors, admins): they see its lag, traffic, deliveries and
+ * routes; a customer sees whether it is ready, and nothing of how others use it.
+ *
+ * @param {import('../types.js').CurrentUser} user
+ */
+const isOperator = (user) => user.roles.some((role) => role !== 'customer');
+
+/** @param {{ reading: Reading, previous: Reading | null, rates: number[], operator: boolean }} props */
+const Readings = ({ reading, previous, rates, operator }) => {
   const { samples, readiness, others } = reading;
   const checks = Object.entries(readiness.body?.checks ?? {});
   const ready = readiness.status === 200;
+  const readinessCard = html`<section class="card" aria-labelledby="ready-heading">
+      <h2 id="ready-heading">Readiness: <span class=${`badge ${ready ? 'state-active' : 'state-disabled'}`}>${ready ? 'ready' : 'not ready'}</span></h2>
+      <div class="table-wrap" tabindex="0" role="region" aria-label="Readiness checks"><table class="compact">
+        <caption class="visually-hidden">Readiness checks</caption>
+        <thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>
+        <tbody>
+          ${checks.map(
+            ([name, check]) => html`<tr>
+              <th scope="row">${name}</th>
+              <td><span class=${`badge ${check.status === 'ok' ? 'state-active' : 'state-disabled'}`}>${check.status}</span></td>
+              <td>${check.detail ?? ''}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table></div>
+    </section>`;
+  if (!operator) return html`<div class="detail-grid">${readinessCard}</div>`;
   const lags = valuesByLabel(samples, 'projection_lag_events', 'projection');
   // The relay's lag and the delivery counts: this process's where it runs them (the embedded process),
   // else the projections process's and the webhook dispatcher's, through this one (the query API).
@@ -168,22 +195,7 @@ const Readings = ({ reading, previous, rates }) => {
   const notReachable = html`<span class="muted">not reachable</span>`;
 
   return html`<div class="detail-grid">
-    <section class="card" aria-labelledby="ready-heading">
-      <h2 id="ready-heading">Readiness: <span class=${`badge ${ready ? 'state-active' : 'state-disabled'}`}>${ready ? 'ready' : 'not ready'}</span></h2>
-      <table class="compact">
-        <caption class="visually-hidden">Readiness checks</caption>
-        <thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Detail</th></tr></thead>
-        <tbody>
-          ${checks.map(
-            ([name, check]) => html`<tr>
-              <th scope="row">${name}</th>
-              <td><span class=${`badge ${check.status === 'ok' ? 'state-active' : 'state-disabled'}`}>${check.status}</span></td>
-              <td>${check.detail ?? ''}</td>
-            </tr>`,
-          )}
-        </tbody>
-      </table>
-    </section>
+    ${readinessCard}
     <section class="card" aria-labelledby="lag-heading">
       <h2 id="lag-heading">Lag</h2>
       <p class="hint">Events between each follower’s checkpoint and the head of the log.</p>
@@ -231,7 +243,7 @@ const Readings = ({ reading, previous, rates }) => {
                   .filter((outcome) => deliveries[outcome] !== undefined)
                   .map(
                     (outcome) =>
-                      html`<tr><th scope="row">${outcome}</th><td class="number"><${Count} value=${deliveries[outcome]} /></td></tr>`,
+                      html`<tr><th scope="row">${outcomeInWords(outcome)}</th><td class="number"><${Count} value=${deliveries[outcome]} /></td></tr>`,
                   )}
               </tbody>
             </table>`
@@ -264,7 +276,7 @@ const Readings = ({ reading, previous, rates }) => {
     <section class="card wide" aria-labelledby="routes-heading">
       <h2 id="routes-heading">Requests per route</h2>
       <p class="hint">Since the process started; the rate is over the last ${seconds ? `${seconds.toFixed(0)} seconds` : 'reading'}.</p>
-      <div class="table-wrap"><table class="routes">
+      <div class="table-wrap" tabindex="0"><table class="routes">
         <caption class="visually-hidden">Requests and errors by route, busiest first</caption>
         <thead>
           <tr>

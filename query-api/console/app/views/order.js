@@ -22,8 +22,8 @@ import {
 import { ApiProblem } from '../api.js';
 import { href } from '../router.js';
 import { formatMoney, shortId } from '../lib/format.js';
-import { may } from '../lib/permissions.js';
 import { erasedValue } from '../lib/state-diff.js';
+import { addressLabels } from '../lib/sentences.js';
 
 /**
  * The lifecycle's next step from each status (domain/orders/order-decider.ts decides; this only says which
@@ -56,7 +56,7 @@ const roundToCurrency = (amount, currency) => {
 };
 
 /** @param {ViewProps} props */
-export const OrderView = ({ api, user, route }) => {
+export const OrderView = ({ api, route }) => {
   const id = route.params['id'] ?? '';
   useEffect(() => {
     document.title = `Order ${shortId(id)} · Order console`;
@@ -87,7 +87,7 @@ export const OrderView = ({ api, user, route }) => {
     ${
       order.data
         ? html`<p class="view-links"><a class="button secondary" href=${href(`/orders/${id}/timeline`)}>Timeline of this order</a></p>
-          <${Actions} api=${api} user=${user} order=${order.data.order} etag=${order.data.etag} reload=${order.reload} refusedWith=${refusedWith} />
+          <${Actions} api=${api} order=${order.data.order} etag=${order.data.etag} reload=${order.reload} refusedWith=${refusedWith} />
           <${OrderDetails} order=${order.data.order} />`
         : null
     }
@@ -107,6 +107,11 @@ const OrderDetails = ({ order }) => {
         <div><dt>Customer</dt><dd><code>${order.customerId}</code></dd></div>
         <div><dt>Total</dt><dd>${formatMoney(order.total)}</dd></div>
         <div><dt>Paid</dt><dd>${formatMoney({ amount: roundToCurrency(paid, order.total.currency), currency: order.total.currency })}</dd></div>
+        ${
+          order.status !== 'cancelled'
+            ? html`<div><dt>Outstanding</dt><dd>${formatMoney({ amount: Math.max(0, roundToCurrency(order.total.amount - paid, order.total.currency)), currency: order.total.currency })}</dd></div>`
+            : null
+        }
         ${order.refundDue ? html`<div><dt>Refund due</dt><dd>${formatMoney(order.refundDue)}</dd></div>` : null}
         <div><dt>Placed</dt><dd><${Time} iso=${order.createdAt} /></dd></div>
         <div><dt>Last change</dt><dd><${Time} iso=${order.updatedAt} /></dd></div>
@@ -121,7 +126,7 @@ const OrderDetails = ({ order }) => {
     <section class="card" aria-labelledby="address-heading">
       <h2 id="address-heading">Shipping address</h2>
       <dl class="facts">
-        ${Object.entries(address).map(([field, value]) => html`<div><dt>${field}</dt><dd><${Text} value=${value} /></dd></div>`)}
+        ${Object.entries(address).map(([field, value]) => html`<div><dt>${addressLabels[field] ?? field}</dt><dd><${Text} value=${value} /></dd></div>`)}
       </dl>
     </section>
     ${
@@ -143,7 +148,7 @@ const OrderDetails = ({ order }) => {
     }
     <section class="card wide" aria-labelledby="items-heading">
       <h2 id="items-heading">Items</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabindex="0">
         <table>
           <thead><tr><th scope="col">Product</th><th scope="col">Name</th><th scope="col" class="number">Quantity</th><th scope="col" class="number">Unit price</th><th scope="col" class="number">Line total</th></tr></thead>
           <tbody>
@@ -165,7 +170,7 @@ const OrderDetails = ({ order }) => {
       ${
         order.payments.length === 0
           ? html`<p class="empty">No payment recorded.</p>`
-          : html`<div class="table-wrap"><table>
+          : html`<div class="table-wrap" tabindex="0"><table>
             <thead><tr><th scope="col">Received</th><th scope="col">Reference</th><th scope="col" class="number">Amount</th><th scope="col">Id</th></tr></thead>
             <tbody>
               ${order.payments.map(
@@ -184,10 +189,15 @@ const OrderDetails = ({ order }) => {
 };
 
 /**
- * @param {{ api: import('../api.js').Api, user: import('../types.js').CurrentUser, order: Order, etag: string | null, reload: () => Promise<void>, refusedWith: (etag: string | null) => void }} props
+ * The actions the API says the caller may take on the order now (its `actions`: the domain decides from the
+ * order's status, what is outstanding, and the caller's roles), and no other. A race can still refuse one
+ * (412, 409): the answer is then shown, with the order as it is now.
+ *
+ * @param {{ api: import('../api.js').Api, order: Order, etag: string | null, reload: () => Promise<void>, refusedWith: (etag: string | null) => void }} props
  */
-const Actions = ({ api, user, order, etag, reload, refusedWith }) => {
+const Actions = ({ api, order, etag, reload, refusedWith }) => {
   const [reason, setReason] = useState('');
+  const [confirmingCancel, setConfirmingCancel] = useState(false);
   const outstanding = roundToCurrency(order.total.amount - paidOf(order), order.total.currency);
   const [amount, setAmount] = useState(String(outstanding > 0 ? outstanding : ''));
   const [reference, setReference] = useState('');
@@ -213,24 +223,20 @@ const Actions = ({ api, user, order, etag, reload, refusedWith }) => {
     },
   );
 
+  const offered = new Set(/** @type {string[]} */ (order.actions ?? []));
   const transitions = [
-    {
-      name: 'confirm',
-      label: 'Confirm',
-      done: 'Confirmed.',
-      operation: /** @type {const} */ ('confirmOrder'),
-    },
-    {
-      name: 'deliver',
-      label: 'Mark delivered',
-      done: 'Marked delivered.',
-      operation: /** @type {const} */ ('deliverOrder'),
-    },
-  ].filter(({ operation }) => may(user, operation, order.customerId));
-  const mayShip = may(user, 'shipOrder', order.customerId);
-  const mayCancel = may(user, 'cancelOrder', order.customerId);
-  const mayPay = may(user, 'recordPayment', order.customerId);
-  if (transitions.length === 0 && !mayShip && !mayCancel && !mayPay) return null;
+    { name: 'confirm', label: 'Confirm', done: 'Confirmed.' },
+    { name: 'deliver', label: 'Mark delivered', done: 'Marked delivered.' },
+  ].filter(({ name }) => offered.has(name));
+  const mayShip = offered.has('ship');
+  const mayCancel = offered.has('cancel');
+  const mayPay = offered.has('record-payment');
+  const result = html`<div class="action-result" aria-live="polite">
+      ${action.busy ? html`<p class="loading">Sending…</p>` : null}
+      ${action.done ? html`<p class="success" role="status">${action.done}</p>` : null}
+    </div>
+    <${ProblemMessage} error=${action.error} context="Not done" />`;
+  if (offered.size === 0) return action.done || action.error ? html`<div class="card">${result}</div>` : null;
   const suggested = nextStep[order.status];
 
   return html`<section class="card actions" aria-labelledby="actions-heading">
@@ -246,8 +252,7 @@ const Actions = ({ api, user, order, etag, reload, refusedWith }) => {
               onClick=${() => action.run(done, name)}
             >${label}</button>`,
           )}
-        </div>
-        ${suggested ? html`<p class="hint">Next step for a ${order.status} order: ${suggested}.</p>` : null}`
+        </div>`
         : null
     }
     ${
@@ -279,23 +284,7 @@ const Actions = ({ api, user, order, etag, reload, refusedWith }) => {
         : null
     }
     ${
-      mayCancel
-        ? html`<form
-          class="inline-form"
-          onSubmit=${(/** @type {SubmitEvent} */ event) => {
-            event.preventDefault();
-            void action.run('Cancelled.', 'cancel', reason.trim() ? { reason: reason.trim() } : undefined);
-          }}
-        >
-          <label for="cancel-reason">Reason for cancelling (optional)</label>
-          <input id="cancel-reason" maxlength="500" value=${reason} onInput=${(/** @type {InputEvent} */ event) => setReason(/** @type {HTMLInputElement} */ (event.currentTarget).value)} />
-          <button type="submit" class="danger" disabled=${action.busy}>Cancel the order</button>
-        </form>`
-        : null
-    }
-    ${mayPay && outstanding <= 0 ? html`<p class="hint">Paid in full.</p>` : null}
-    ${
-      mayPay && outstanding > 0
+      mayPay
         ? html`<form
           class="inline-form"
           aria-labelledby="payment-heading"
@@ -308,6 +297,7 @@ const Actions = ({ api, user, order, etag, reload, refusedWith }) => {
           }}
         >
           <h3 id="payment-heading" class="form-title">Record a payment</h3>
+          <p class="hint">Outstanding: ${formatMoney({ amount: outstanding, currency: order.total.currency })}.</p>
           <label for="payment-amount">Amount (${order.total.currency})</label>
           <input id="payment-amount" inputmode="decimal" required value=${amount} onInput=${(/** @type {InputEvent} */ event) => setAmount(/** @type {HTMLInputElement} */ (event.currentTarget).value)} />
           <label for="payment-reference">Reference</label>
@@ -316,10 +306,40 @@ const Actions = ({ api, user, order, etag, reload, refusedWith }) => {
         </form>`
         : null
     }
-    <div class="action-result" aria-live="polite">
-      ${action.busy ? html`<p class="loading">Sending…</p>` : null}
-      ${action.done ? html`<p class="success" role="status">${action.done}</p>` : null}
-    </div>
-    <${ProblemMessage} error=${action.error} context="Not done" />
+    ${
+      mayCancel
+        ? html`<form
+          class="inline-form"
+          aria-labelledby="cancel-heading"
+          onSubmit=${(/** @type {SubmitEvent} */ event) => {
+            event.preventDefault();
+            if (!confirmingCancel) {
+              setConfirmingCancel(true);
+              return;
+            }
+            setConfirmingCancel(false);
+            void action.run('Cancelled.', 'cancel', reason.trim() ? { reason: reason.trim() } : undefined);
+          }}
+        >
+          <h3 id="cancel-heading" class="form-title">Cancel the order</h3>
+          <label for="cancel-reason">Reason for cancelling (optional)</label>
+          <input id="cancel-reason" maxlength="500" value=${reason} onInput=${(/** @type {InputEvent} */ event) => setReason(/** @type {HTMLInputElement} */ (event.currentTarget).value)} />
+          ${
+            confirmingCancel
+              ? html`<div class="confirm-box" role="group" aria-labelledby="cancel-question">
+                <p id="cancel-question">Cancel this order? A cancelled order cannot be confirmed, shipped or reopened${
+                  paidOf(order) > 0 ? ', and what was paid is then owed back to the customer' : ''
+                }.</p>
+                <div class="button-row">
+                  <button type="submit" class="danger" disabled=${action.busy}>Cancel the order</button>
+                  <button type="button" class="secondary" onClick=${() => setConfirmingCancel(false)}>Keep the order</button>
+                </div>
+              </div>`
+              : html`<button type="submit" class="danger" disabled=${action.busy}>Cancel the order…</button>`
+          }
+        </form>`
+        : null
+    }
+    ${result}
   </section>`;
 };

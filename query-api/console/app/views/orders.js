@@ -7,14 +7,36 @@
  * @typedef {{ api: import('../api.js').Api, user: import('../types.js').CurrentUser, route: import('../router.js').Route }} ViewProps
  */
 import { html } from '../html.js';
-import { useEffect, useState } from '../vendor/hooks.js';
-import { Loading, Pager, ProblemMessage, StatusBadge, Time, ViewHeading, useLoad } from '../components.js';
+import { useEffect, useRef, useState } from '../vendor/hooks.js';
+import {
+  Loading,
+  Pager,
+  ProblemMessage,
+  StatusBadge,
+  Time,
+  ViewHeading,
+  asProblem,
+  useLoad,
+} from '../components.js';
 import { href, navigate } from '../router.js';
 import { formatMoney, shortId, uuidPattern } from '../lib/format.js';
 import { scopeOf } from '../lib/permissions.js';
 import { orderStatuses } from '../lib/vocabulary.js';
 
 const perPage = '20';
+/** The keys that move through a closed select's options in place. */
+const browsingKeys = new Set([
+  'ArrowUp',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'Home',
+  'End',
+  'PageUp',
+  'PageDown',
+]);
+/** The short id the list shows: an order id's last 8 hex digits. */
+const shortIdPattern = /^[0-9a-f]{8}$/;
 
 /** The console's link for a link of the API's cursor envelope (`/orders?cursor=...`). @param {string | null} link */
 const viewLink = (link) => (link === null ? null : `#/orders?${link.split('?')[1] ?? ''}`);
@@ -23,34 +45,65 @@ const viewLink = (link) => (link === null ? null : `#/orders?${link.split('?')[1
 export const OrdersView = ({ api, user, route }) => {
   const status = route.query.get('status') ?? '';
   const cursor = route.query.get('cursor') ?? '';
+  const idEndsWith = route.query.get('idEndsWith') ?? '';
+  const customerEmail = route.query.get('customerEmail') ?? '';
   const ownOnly = scopeOf(user.roles, 'listOrders') === 'own';
   useEffect(() => {
     document.title = 'Orders · Order console';
   }, []);
   const orders = useLoad(async () => {
-    const query = new URLSearchParams({ cursor, perPage, ...(status ? { status } : {}) });
+    const query = new URLSearchParams({
+      cursor,
+      perPage,
+      ...(status ? { status } : {}),
+      ...(idEndsWith ? { idEndsWith } : {}),
+      ...(customerEmail ? { customerEmail } : {}),
+    });
     return /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body);
-  }, [status, cursor]);
+  }, [status, cursor, idEndsWith, customerEmail]);
   const [wanted, setWanted] = useState('');
+  const browsingByKeyboard = useRef(false);
+  /** @param {string} chosen */
+  const filterBy = (chosen) => {
+    browsingByKeyboard.current = false;
+    if (chosen !== status) navigate(href('/orders', { status: chosen, idEndsWith, customerEmail }));
+  };
   const [searchError, setSearchError] = useState('');
 
-  /** @param {SubmitEvent} event */
-  const find = (event) => {
+  /**
+   * Opens what was typed: a whole order id; a short id (the last 8 hex digits the list shows), the order
+   * when one ends so, else the list of those that do; a customer's e-mail, the list of its orders.
+   *
+   * @param {SubmitEvent} event
+   */
+  const find = async (event) => {
     event.preventDefault();
-    const id = wanted.trim().toLowerCase();
-    if (!uuidPattern.test(id)) {
-      setSearchError('An order id is a UUID, such as 0198c3a2-5f1e-7c3b-9a41-2b6d8e0f1a2c.');
+    const typed = wanted.trim().toLowerCase();
+    setSearchError('');
+    if (uuidPattern.test(typed)) return navigate(href(`/orders/${typed}`));
+    if (typed.includes('@')) return navigate(href('/orders', { customerEmail: typed }));
+    if (!shortIdPattern.test(typed)) {
+      setSearchError(
+        'Type an order id, the 8 characters the list shows (such as 0f1a2c3d), or a customer’s e-mail address.',
+      );
       return;
     }
-    setSearchError('');
-    navigate(href(`/orders/${id}`));
+    try {
+      const query = new URLSearchParams({ cursor: '', perPage: '2', idEndsWith: typed });
+      const found = /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body).data;
+      if (found.length === 1 && found[0]) return navigate(href(`/orders/${found[0].id}`));
+      if (found.length === 0) return setSearchError(`No order of yours to see ends with ${typed}.`);
+      navigate(href('/orders', { idEndsWith: typed }));
+    } catch (error) {
+      setSearchError(asProblem(error).words.detail);
+    }
   };
 
   return html`<section aria-labelledby="view-heading">
     <${ViewHeading}>${ownOnly ? 'My orders' : 'Orders'}</${ViewHeading}>
     <div class="toolbar">
       <form class="inline-form" role="search" aria-label="Find an order" onSubmit=${find}>
-        <label for="order-id">Order id</label>
+        <label for="order-id">Order id, short id or customer e-mail</label>
         <input
           id="order-id"
           type="search"
@@ -69,16 +122,31 @@ export const OrdersView = ({ api, user, route }) => {
         <select
           id="status-filter"
           value=${status}
-          onChange=${(/** @type {Event} */ event) =>
-            navigate(
-              href('/orders', { status: /** @type {HTMLSelectElement} */ (event.currentTarget).value }),
-            )}
+          onKeyDown=${(/** @type {KeyboardEvent} */ event) => {
+            browsingByKeyboard.current = browsingKeys.has(event.key);
+            if (event.key === 'Enter') filterBy(/** @type {HTMLSelectElement} */ (event.currentTarget).value);
+          }}
+          onChange=${(/** @type {Event} */ event) => {
+            // Arrow keys walk through the statuses: the list is read once the choice is made (Enter, or
+            // leaving the field), not at every step; a pointer's choice is made at once.
+            if (!browsingByKeyboard.current)
+              filterBy(/** @type {HTMLSelectElement} */ (event.currentTarget).value);
+          }}
+          onBlur=${(/** @type {FocusEvent} */ event) => filterBy(/** @type {HTMLSelectElement} */ (event.currentTarget).value)}
         >
           <option value="">Any status</option>
           ${orderStatuses.map((name) => html`<option value=${name}>${name}</option>`)}
         </select>
       </div>
     </div>
+    ${
+      idEndsWith || customerEmail
+        ? html`<p class="filter-note" role="status">
+          ${idEndsWith ? html`Orders whose id ends with <code>${idEndsWith}</code>.` : html`Orders of <strong>${customerEmail}</strong>.`}
+          <a href=${href('/orders', { status })}>Show every order</a>
+        </p>`
+        : null
+    }
     <${ProblemMessage} error=${orders.error} context="The orders could not be read" />
     ${orders.loading && !orders.data ? html`<${Loading} label="Loading the orders…" />` : null}
     ${orders.data ? html`<${OrderTable} page=${orders.data} status=${status} showCustomer=${!ownOnly} />` : null}
@@ -90,7 +158,7 @@ const OrderTable = ({ page, status, showCustomer }) => {
   if (page.data.length === 0) {
     return html`<p class="empty">${status ? `No ${status} orders.` : 'No orders yet.'}</p>`;
   }
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" tabindex="0">
       <table class="orders">
         <caption class="visually-hidden">
           ${status ? `Orders with the status ${status}` : 'Orders'}, newest first
@@ -99,11 +167,11 @@ const OrderTable = ({ page, status, showCustomer }) => {
           <tr>
             <th scope="col">Order</th>
             <th scope="col">Status</th>
-            ${showCustomer ? html`<th scope="col">Customer</th>` : null}
-            <th scope="col">Items</th>
+            ${showCustomer ? html`<th scope="col" class="optional">Customer</th>` : null}
+            <th scope="col" class="optional">Items</th>
             <th scope="col" class="number">Total</th>
             <th scope="col">Placed</th>
-            <th scope="col">Last change</th>
+            <th scope="col" class="optional">Last change</th>
           </tr>
         </thead>
         <tbody>
@@ -111,11 +179,11 @@ const OrderTable = ({ page, status, showCustomer }) => {
             (order) => html`<tr>
               <th scope="row"><a href=${href(`/orders/${order.id}`)} title=${order.id}><code>${shortId(order.id)}</code><span class="visually-hidden"> (${order.id})</span></a></th>
               <td><${StatusBadge} status=${order.status} /></td>
-              ${showCustomer ? html`<td><code title=${order.customerId}>${shortId(order.customerId)}</code></td>` : null}
-              <td>${order.items.map((item) => `${item.quantity} × ${item.productName}`).join(', ')}</td>
+              ${showCustomer ? html`<td class="optional"><code title=${order.customerId}>${shortId(order.customerId)}</code></td>` : null}
+              <td class="optional">${order.items.map((item) => `${item.quantity} × ${item.productName}`).join(', ')}</td>
               <td class="number">${formatMoney(order.total)}</td>
               <td><${Time} iso=${order.createdAt} /></td>
-              <td><${Time} iso=${order.updatedAt} /></td>
+              <td class="optional"><${Time} iso=${order.updatedAt} /></td>
             </tr>`,
           )}
         </tbody>

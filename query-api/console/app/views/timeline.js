@@ -21,6 +21,7 @@ import {
 } from '../components.js';
 import { href } from '../router.js';
 import { shortId } from '../lib/format.js';
+import { eventInWords } from '../lib/sentences.js';
 import { may } from '../lib/permissions.js';
 import { changedPaths, containsErased, diffStates } from '../lib/state-diff.js';
 
@@ -80,6 +81,9 @@ export const TimelineView = ({ api, user, route }) => {
 };
 
 /**
+ * One event: its parts in reading order, which is also the grid's and so the tab order: what changed and
+ * the state after it side by side, then the event's data below them.
+ *
  * @param {{ event: StoredEvent, state: Order | null, previous: Order | null, first: boolean }} props
  */
 const TimelineEntry = ({ event, state, previous, first }) => {
@@ -94,6 +98,7 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           <span class="revision">#${event.revision}</span> ${event.type}
           ${erased ? html` <${ErasedBadge} />` : null}
         </h2>
+        <p class="sentence">${eventInWords(event)}</p>
         <dl class="entry-facts">
           <div><dt>Time</dt><dd><${Time} iso=${event.occurredAt} /></dd></div>
           <div><dt>Revision</dt><dd>${event.revision}</dd></div>
@@ -105,7 +110,6 @@ const TimelineEntry = ({ event, state, previous, first }) => {
         </dl>
       </header>
       <div class=${state ? 'entry-body with-state' : 'entry-body'}>
-      <div class="entry-main">
       ${
         state
           ? html`<section class="changes" aria-label=${`What changed with event ${event.revision}`}>
@@ -131,11 +135,6 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           </section>`
           : null
       }
-      <details class="event-data" open=${!state}>
-        <summary>Event data, as stored</summary>
-        <${JsonValue} value=${event.data} />
-      </details>
-      </div>
       ${
         state
           ? html`<details class="state" open=${!first && changes.length > 0}>
@@ -144,6 +143,10 @@ const TimelineEntry = ({ event, state, previous, first }) => {
           </details>`
           : null
       }
+      <details class="event-data" open=${!state}>
+        <summary>Event data, as stored</summary>
+        <${JsonValue} value=${event.data} />
+      </details>
       </div>
     </article>
   </li>`;

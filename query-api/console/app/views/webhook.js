@@ -20,10 +20,10 @@ import {
   useAction,
   useLoad,
 } from '../components.js';
-import { href } from '../router.js';
+import { href, navigate } from '../router.js';
 import { shortId } from '../lib/format.js';
 import { OutcomeChart } from '../charts.js';
-import { SubscriptionState } from './webhooks.js';
+import { SubscriptionFields, SubscriptionState } from './webhooks.js';
 
 const perPage = '50';
 /** How long the view waits for the attempt a test or retry asked for, reading the log every second. */
@@ -94,6 +94,12 @@ export const WebhookView = ({ api, route }) => {
     follow('the test event', (attempt) => attempt.eventType === 'webhook.test');
     return 'A test event was requested.';
   });
+  // PATCH {active: true}: the receiver is expected back (after a 410, or an admin's stop).
+  const enable = useAction(async () => {
+    await api.command(`/webhooks/${id}`, { method: 'PATCH', body: { active: true } });
+    await subscription.reload();
+    return 'Enabled: new events are delivered again. Retry a delivery that ended while it was disabled to send it.';
+  });
   const retry = useAction(
     /** @param {DeliveryAttempt} attempt */
     async (attempt) => {
@@ -130,13 +136,23 @@ export const WebhookView = ({ api, route }) => {
           </section>
           <section class="card" aria-labelledby="webhook-actions-heading">
             <h2 id="webhook-actions-heading">Actions</h2>
-            <div class="button-row">
-              <button type="button" onClick=${() => test.run()} disabled=${test.busy}>Send a test event</button>
-            </div>
+            ${
+              subscription.data.active
+                ? html`<div class="button-row">
+                  <button type="button" onClick=${() => test.run()} disabled=${test.busy}>Send a test event</button>
+                </div>`
+                : html`<p class="hint">A disabled subscription receives nothing, a test event included: enable it first.</p>
+                  <div class="button-row">
+                    <button type="button" onClick=${() => enable.run()} disabled=${enable.busy}>Enable again</button>
+                  </div>`
+            }
             <div aria-live="polite">
               ${test.done ? html`<p class="success" role="status">${test.done}</p>` : null}
+              ${enable.done ? html`<p class="success" role="status">${enable.done}</p>` : null}
             </div>
             <${ProblemMessage} error=${test.error} context="No test sent" />
+            <${ProblemMessage} error=${enable.error} context="Not enabled" />
+            <${Settings} api=${api} subscription=${subscription.data} changed=${() => subscription.reload()} />
             <${RotateSecret} api=${api} id=${id} />
           </section>
         </div>`
@@ -180,7 +196,7 @@ const AttemptTable = ({ attempts, onRetry, busy }) => {
     seen.add(attempt.deliveryId);
     newestOfDelivery.add(attempt.id);
   }
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" tabindex="0">
     <table class="attempts">
       <caption class="visually-hidden">Delivery attempts, newest first</caption>
       <thead>
@@ -205,10 +221,18 @@ const AttemptTable = ({ attempts, onRetry, busy }) => {
             <td>
               <span class=${`badge outcome-${attempt.outcome}`}>${attempt.outcome}</span>
               ${attempt.deadLettered ? html` <span class="badge dead-lettered">dead-lettered</span>` : null}
+              ${attempt.outcome === 'gone' ? html`<p class="hint">Not retried: the subscription was disabled.</p>` : null}
             </td>
             <td class="number">${attempt.statusCode ?? html`<span class="muted">—</span>`}</td>
             <td class="number">${attempt.durationMs === null ? html`<span class="muted">—</span>` : `${attempt.durationMs} ms`}</td>
-            <td>${attempt.nextAttemptAt ? html`<${Time} iso=${attempt.nextAttemptAt} />` : html`<span class="muted">none</span>`}</td>
+            <td>${
+              // Only the newest attempt of a delivery says what comes next: a later one replaced the others' plans.
+              !newestOfDelivery.has(attempt.id)
+                ? html`<span class="muted">replaced</span>`
+                : attempt.nextAttemptAt
+                  ? html`<${Time} iso=${attempt.nextAttemptAt} />`
+                  : html`<span class="muted">none</span>`
+            }</td>
             <td>
               ${attempt.error ? html`<p class="hint">${attempt.error}</p>` : null}
               ${
@@ -266,5 +290,67 @@ const RotateSecret = ({ api, id }) => {
         : null
     }
     <${ProblemMessage} error=${rotate.error ? asProblem(rotate.error) : null} context="The secret was not rotated" />
+  </div>`;
+};
+
+/**
+ * Changing the subscription (PATCH: URL, events, description; stopping it), and removing it (DELETE), asked
+ * twice, saying what cannot be undone.
+ *
+ * @param {{ api: import('../api.js').Api, subscription: Subscription, changed: () => void }} props
+ */
+const Settings = ({ api, subscription, changed }) => {
+  const [removing, setRemoving] = useState(false);
+  const change = useAction(
+    /** @param {Record<string, unknown>} changes @param {string} done */
+    async (changes, done) => {
+      await api.command(`/webhooks/${subscription.id}`, { method: 'PATCH', body: changes });
+      changed();
+      return done;
+    },
+  );
+  const remove = useAction(async () => {
+    await api.command(`/webhooks/${subscription.id}`, { method: 'DELETE' });
+    navigate(href('/webhooks'));
+    return 'Removed.';
+  });
+  return html`<div class="settings">
+    <details>
+      <summary>Change the URL, events or description</summary>
+      <${SubscriptionFields}
+        idPrefix="change"
+        initial=${{ url: subscription.url, events: subscription.events, description: subscription.description ?? '' }}
+        busy=${change.busy}
+        submitLabel="Save the changes"
+        onSubmit=${(/** @type {{ url: string, events: string[], description: string }} */ fields) =>
+          change.run({ ...fields, description: fields.description || null }, 'Saved.')}
+      />
+    </details>
+    <div class="button-row">
+      ${
+        subscription.active
+          ? html`<button type="button" class="secondary" disabled=${change.busy} onClick=${() => change.run({ active: false }, 'Disabled: nothing is delivered until it is enabled again.')}>Disable</button>`
+          : null
+      }
+      ${
+        removing
+          ? null
+          : html`<button type="button" class="danger" onClick=${() => setRemoving(true)}>Remove the subscription…</button>`
+      }
+    </div>
+    ${
+      removing
+        ? html`<div class="confirm-box" role="group" aria-labelledby="remove-question">
+          <p id="remove-question">Remove this subscription? It receives nothing more, its deliveries under way end, and it cannot be restored: a new one would have a new id and secret.</p>
+          <div class="button-row">
+            <button type="button" class="danger" disabled=${remove.busy} onClick=${() => remove.run()}>Remove</button>
+            <button type="button" class="secondary" onClick=${() => setRemoving(false)}>Keep it</button>
+          </div>
+        </div>`
+        : null
+    }
+    <div aria-live="polite">${change.done ? html`<p class="success" role="status">${change.done}</p>` : null}</div>
+    <${ProblemMessage} error=${change.error} context="Not changed" />
+    <${ProblemMessage} error=${remove.error} context="Not removed" />
   </div>`;
 };
