@@ -6,7 +6,6 @@ import { withAddressCache } from '../identity/address-cache.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { countingAppends } from '../infrastructure/event-store/counting-appends.ts';
 import { checkPortAvailable } from '../infrastructure/http/listen.ts';
-import { mongoUnavailable } from '../infrastructure/mongo/mongo-errors.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { webhookTargets } from '../infrastructure/outbound-http/webhook-targets.ts';
@@ -65,7 +64,6 @@ export const startCommandApi = async ({ config, logger, clock, announce }: Comma
       }),
       security.auth.module,
     ],
-    storeErrors: [mongoUnavailable],
     readinessChecks: server.readiness,
     afterListen: announceDemoUsers({ seed: config.seedDemoUsers, users, clock, announce }),
   });

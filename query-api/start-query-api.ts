@@ -4,7 +4,6 @@ import { openServerStores } from '../assembly/server-stores.ts';
 import type { Clock } from '../infrastructure/clock.ts';
 import { projectionLagCheck } from '../infrastructure/event-sourcing/projection-lag.ts';
 import { registerProjectionMetrics } from '../infrastructure/event-sourcing/projection-metrics.ts';
-import { mongoUnavailable } from '../infrastructure/mongo/mongo-errors.ts';
 import { startHttpService } from '../infrastructure/http/start-http-service.ts';
 import { createMetricsRegistry } from '../infrastructure/metrics/metrics-registry.ts';
 import { documentSettingsOf, serviceDocsRoutes } from '../openapi/service-document.ts';
@@ -60,7 +59,6 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
       }),
       security.auth.module,
     ],
-    storeErrors: [mongoUnavailable],
     readinessChecks: {
       ...server.readiness,
       projections: projectionLagCheck({

@@ -9,7 +9,6 @@ import type { HttpModule } from './http-module.ts';
 import { listen } from './listen.ts';
 import { dispatchToModules } from './module-dispatch.ts';
 import type { PeerMetrics } from './peer-metrics.ts';
-import type { ErrorMapper } from './problem-details.ts';
 import { startLoadShedding } from './load-shedding.ts';
 
 /** What every HTTP process is configured with, whatever features it mounts. */
@@ -39,7 +38,6 @@ export const startHttpService = async ({
   first,
   modules,
   readinessChecks,
-  storeErrors = [],
   afterListen,
 }: {
   /** How the log names the process: 'embedded service', 'command API', ... */
@@ -52,8 +50,6 @@ export const startHttpService = async ({
   first: RequestHandler;
   modules: readonly HttpModule[];
   readinessChecks: Record<string, ReadinessCheck>;
-  /** How the errors of the process's own stores answer (MongoDB out of reach: 503), after the modules'. */
-  storeErrors?: readonly ErrorMapper[];
   /** Runs once the port is ours (a start that fails to listen must not, for instance, make demo users). */
   afterListen?: () => Promise<void>;
 }): Promise<RunningHttpService> => {
@@ -76,7 +72,7 @@ export const startHttpService = async ({
       privatePaths: modules.flatMap((module) => module.cachePolicy?.privatePaths ?? []),
       publicPaths: modules.flatMap((module) => module.cachePolicy?.publicPaths ?? []),
     },
-    errorMappers: [...modules.flatMap((module) => module.errorMappers ?? []), ...storeErrors],
+    errorMappers: modules.flatMap((module) => module.errorMappers ?? []),
     problemDialects: modules.flatMap((module) => module.problemDialects ?? []),
     loadShedding: loadShedding.middleware,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
