@@ -133,6 +133,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await shop?.unsubscribe();
   await shop?.close();
   await stopTarget();
   if (figures.length === 0) return;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { createMongoUserStore } from '../../../identity/mongo-user-store.ts';
 import type { Role } from '../../../domain/identity/roles.ts';
@@ -30,6 +31,7 @@ export const openShop = async (target: FaultTarget) => {
     return { ...actor, addressId: ((await response.json()) as { id: string }).id };
   };
 
+  const unsubscribes: (() => Promise<void>)[] = [];
   return {
     /** Fresh people for a case (access tokens outlive a case, not the suite). */
     async people({ customers, staff }: { customers: number; staff: number }) {
@@ -38,11 +40,15 @@ export const openShop = async (target: FaultTarget) => {
       for (let index = 0; index < staff; index++) people.staff.push(await signIn(['staff']));
       return people;
     },
-    /** Two subscriptions to every order event, at /hooks/a and /hooks/b on the receiver host. */
+    /**
+     * Two subscriptions to every order event, at paths of this run's own on the receiver host (a stand used
+     * before keeps its receipts, and its subscriptions until `unsubscribe`).
+     */
     async subscribe(): Promise<Subscriber[]> {
       const admin = await signIn(['admin']);
+      const run = randomUUID();
       const subscribers: Subscriber[] = [];
-      for (const path of ['/hooks/a', '/hooks/b']) {
+      for (const path of [`/hooks/${run}/a`, `/hooks/${run}/b`]) {
         const response = await postJson(
           `${target.baseUrl}/webhooks`,
           {
@@ -53,9 +59,17 @@ export const openShop = async (target: FaultTarget) => {
         );
         if (response.status !== 201)
           throw new Error(`subscribe: ${response.status} ${await response.text()}`);
-        subscribers.push({ path, secret: ((await response.json()) as { secret: string }).secret });
+        const { id, secret } = (await response.json()) as { id: string; secret: string };
+        subscribers.push({ path, secret });
+        unsubscribes.push(async () => {
+          await fetch(`${target.baseUrl}/webhooks/${id}`, { method: 'DELETE', headers: admin.auth });
+        });
       }
       return subscribers;
+    },
+    /** Deletes the run's subscriptions, so that a stand used again does not go on delivering to them. */
+    async unsubscribe() {
+      for (const unsubscribe of unsubscribes.splice(0)) await unsubscribe().catch(() => undefined);
     },
     close: () => mongo.close(),
   };
