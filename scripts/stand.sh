@@ -45,7 +45,8 @@ BRIDGE="stand${STAND_ID}br"
 NFT_TABLE="stand$STAND_ID"
 LOG_LEVEL="${STAND_LOG_LEVEL:-warn}"
 NODE="$REPO_DIR/node_modules/.bin/node"
-START_TIMEOUT=120
+# Six Node processes starting at once on two busy cores took over 120 s for the last of them.
+START_TIMEOUT="${STAND_START_TIMEOUT:-300}"
 
 # ------------------------------------------------------------------ hosts --
 
