@@ -1080,6 +1080,35 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.context().close();
   });
 
+  it("filters a subscription's delivery attempts by outcome and by event type (issue 44)", async () => {
+    const page = await signIn(users.admin);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.locator('table.subscriptions').waitFor();
+    await page
+      .locator('table.subscriptions tbody tr')
+      .filter({ hasText: 'ERP (down for maintenance)' })
+      .getByRole('link', { name: receiver.url })
+      .click();
+    const rows = page.locator('table.attempts tbody tr');
+    await rows.first().waitFor();
+    const eventsShown = async () =>
+      (await rows.locator('td:nth-child(2)').allInnerTexts()).map((text) => text.split(' ')[0]);
+    expect(new Set(await eventsShown())).toEqual(new Set(['order.created', 'webhook.test']));
+
+    await page.getByLabel('Event type', { exact: true }).selectOption('webhook.test');
+    await expect.poll(eventsShown).not.toContain('order.created');
+    expect(new URL(page.url()).hash).toContain('eventType=webhook.test');
+    expect(new Set(await eventsShown())).toEqual(new Set(['webhook.test']));
+    await page.getByLabel('Outcome', { exact: true }).selectOption('failed');
+    await expect.poll(async () => new URL(page.url()).hash).toContain('outcome=failed');
+    expect(new Set(await rows.locator('.badge[class*="outcome-"]').allInnerTexts())).toEqual(
+      new Set(['failed']),
+    );
+    await page.getByLabel('Outcome', { exact: true }).selectOption('delivered');
+    await page.getByText('No delivery attempt matches the filters.').waitFor();
+    await page.context().close();
+  });
+
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {
     expect(misbehaviour).toEqual([]);
     expect(assetCaching.size).toBeGreaterThanOrEqual(20);

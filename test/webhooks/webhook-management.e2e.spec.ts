@@ -224,6 +224,22 @@ describe('webhook management over HTTP', () => {
     const back = (await (await admin.get(second.links.prev!)).json()) as typeof first;
     expect(back.data.map((a) => a.id)).toEqual([attempts[0]!.id, attempts[1]!.id]);
 
+    const idsOf = async (query: string) =>
+      (
+        (await (await admin.get(`/webhooks/${id}/deliveries?${query}`)).json()) as { data: AttemptBody[] }
+      ).data.map((a) => a.id);
+    const allIds = attempts.map((a) => a.id);
+    const outcome = attempts[0]!.outcome;
+    expect(await idsOf(`outcome=${outcome}&eventType=webhook.test`)).toEqual(allIds);
+    expect(await idsOf(`cursor=&outcome=${outcome}&perPage=2`)).toEqual(allIds.slice(0, 2));
+    expect(await idsOf('outcome=delivered')).toEqual([]);
+    expect(await idsOf('eventType=order.shipped')).toEqual([]);
+    const filteredFirst = (await (
+      await admin.get(`/webhooks/${id}/deliveries?cursor=&eventType=webhook.test&perPage=2`)
+    ).json()) as { links: { next: string } };
+    expect(filteredFirst.links.next).toContain('eventType=webhook.test');
+    expect((await admin.get(`/webhooks/${id}/deliveries?outcome=lost`)).status).toBe(400);
+
     const bogus = await admin.post(`/webhooks/${id}/deliveries/0b9a2f64-5f55-4c1a-9a53-3c1f0f0e7a11/retry`);
     expect(bogus.status).toBe(404);
     const other = await admin.register(publicUrl, ['payment.received']);

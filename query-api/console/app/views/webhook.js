@@ -29,6 +29,9 @@ const perPage = '50';
 /** How long the view waits for the attempt a test or retry asked for, reading the log every second. */
 const followMs = 30_000;
 
+/** What a receiver's answer can come to, for the attempts' outcome filter. */
+const outcomes = ['delivered', 'failed', 'timeout', 'network-error', 'refused', 'gone', 'cancelled'];
+
 /** @param {string | null} link @param {string} id */
 const viewLink = (link, id) => (link === null ? null : `#/webhooks/${id}?${link.split('?')[1] ?? ''}`);
 
@@ -36,6 +39,10 @@ const viewLink = (link, id) => (link === null ? null : `#/webhooks/${id}?${link.
 export const WebhookView = ({ api, route }) => {
   const id = route.params['id'] ?? '';
   const cursor = route.query.get('cursor') ?? '';
+  const outcome = route.query.get('outcome') ?? '';
+  const eventType = route.query.get('eventType') ?? '';
+  /** @param {Record<string, string>} changes */
+  const filterBy = (changes) => navigate(href(`/webhooks/${id}`, { outcome, eventType, ...changes }));
   useEffect(() => {
     document.title = `Webhook ${shortId(id)} · Order console`;
   }, [id]);
@@ -48,11 +55,16 @@ export const WebhookView = ({ api, route }) => {
       /** @type {AttemptPage} */ (
         (
           await api.get(
-            `/webhooks/${encodeURIComponent(id)}/deliveries?${new URLSearchParams({ cursor, perPage })}`,
+            `/webhooks/${encodeURIComponent(id)}/deliveries?${new URLSearchParams({
+              cursor,
+              perPage,
+              ...(outcome ? { outcome } : {}),
+              ...(eventType ? { eventType } : {}),
+            })}`,
           )
         ).body
       ),
-    [id, cursor],
+    [id, cursor, outcome, eventType],
   );
 
   // After a test or retry: read the attempts every second until one for it, newer than those shown, arrives.
@@ -160,6 +172,32 @@ export const WebhookView = ({ api, route }) => {
     }
     <section class="card" aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Delivery attempts</h2>
+      <div class="toolbar">
+        <div class="inline-form">
+          <label for="outcome-filter">Outcome</label>
+          <select
+            id="outcome-filter"
+            value=${outcome}
+            onChange=${(/** @type {Event} */ event) =>
+              filterBy({ outcome: /** @type {HTMLSelectElement} */ (event.currentTarget).value })}
+          >
+            <option value="">Any outcome</option>
+            ${outcomes.map((name) => html`<option value=${name}>${name}</option>`)}
+          </select>
+          <label for="event-type-filter">Event type</label>
+          <select
+            id="event-type-filter"
+            value=${eventType}
+            onChange=${(/** @type {Event} */ event) =>
+              filterBy({ eventType: /** @type {HTMLSelectElement} */ (event.currentTarget).value })}
+          >
+            <option value="">Any event type</option>
+            ${[...(subscription.data?.events ?? []), 'webhook.test'].map(
+              (name) => html`<option value=${name}>${name}</option>`,
+            )}
+          </select>
+        </div>
+      </div>
       <div aria-live="polite">
         ${retry.done ? html`<p class="success" role="status">${retry.done}</p>` : null}
         ${following ? html`<p class="loading" role="status">Waiting for the attempt to deliver ${following.what}…</p>` : null}
@@ -175,7 +213,7 @@ export const WebhookView = ({ api, route }) => {
       ${
         attempts.data
           ? html`<${OutcomeChart} attempts=${attempts.data.data} id="outcomes" />
-            <${AttemptTable} attempts=${attempts.data.data} onRetry=${retry.run} busy=${retry.busy} />
+            <${AttemptTable} attempts=${attempts.data.data} filtered=${Boolean(outcome || eventType)} onRetry=${retry.run} busy=${retry.busy} />
             <${Pager} label="Pages of attempts" prev=${viewLink(attempts.data.links.prev, id)} next=${viewLink(attempts.data.links.next, id)} />`
           : null
       }
@@ -184,10 +222,12 @@ export const WebhookView = ({ api, route }) => {
 };
 
 /**
- * @param {{ attempts: DeliveryAttempt[], onRetry: (attempt: DeliveryAttempt) => void, busy: boolean }} props
+ * @param {{ attempts: DeliveryAttempt[], filtered: boolean, onRetry: (attempt: DeliveryAttempt) => void, busy: boolean }} props
  */
-const AttemptTable = ({ attempts, onRetry, busy }) => {
-  if (attempts.length === 0) return html`<p class="empty">No delivery attempt yet.</p>`;
+const AttemptTable = ({ attempts, filtered, onRetry, busy }) => {
+  if (attempts.length === 0) {
+    return html`<p class="empty">${filtered ? 'No delivery attempt matches the filters.' : 'No delivery attempt yet.'}</p>`;
+  }
   // The newest attempt of each delivery carries its retry button (attempts come newest first).
   const newestOfDelivery = new Set();
   const seen = new Set();
