@@ -1109,6 +1109,36 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.context().close();
   });
 
+  it('recovers every failed delivery of a subscription since a date and time (issue 44)', async () => {
+    const page = await signIn(users.admin);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.locator('table.subscriptions').waitFor();
+    await page
+      .locator('table.subscriptions tbody tr')
+      .filter({ hasText: 'ERP (down for maintenance)' })
+      .getByRole('link', { name: receiver.url })
+      .click();
+    await page.locator('table.attempts tbody tr').first().waitFor();
+    const id = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!.split('?')[0]!);
+    const attempts = async () =>
+      (
+        (await (await api(users.admin, `/webhooks/${id}/deliveries?perPage=100`)).json()) as {
+          meta: { total: number };
+        }
+      ).meta.total;
+    const before = await attempts();
+
+    await page.getByLabel('Recover every failed delivery since').fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Recover', exact: true }).click();
+    const done = await page
+      .getByText(/^(\d+ failed deliver(y|ies) requested again\.|No dead-lettered delivery since then)/)
+      .innerText();
+    // The ERP receiver's deliveries were all dead-lettered (or about to be): some are delivered again.
+    expect(done, done).toMatch(/^\d+ failed deliver/);
+    await expect.poll(attempts, { timeout: 20_000 }).toBeGreaterThan(before);
+    await page.context().close();
+  });
+
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {
     expect(misbehaviour).toEqual([]);
     expect(assetCaching.size).toBeGreaterThanOrEqual(20);

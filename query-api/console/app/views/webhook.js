@@ -120,6 +120,18 @@ export const WebhookView = ({ api, route }) => {
       return `Delivery of ${attempt.eventType} (${shortId(attempt.eventId)}) requested again.`;
     },
   );
+  const [recoverSince, setRecoverSince] = useState('');
+  // Svix's "recover": every dead-lettered delivery since the time given (the browser's local time).
+  const recover = useAction(async () => {
+    const answer = await api.command(`/webhooks/${id}/deliveries/recover`, {
+      body: { since: new Date(recoverSince).toISOString() },
+    });
+    const { scheduled, more } = /** @type {{ scheduled: number, more: boolean }} */ (answer.body);
+    await attempts.reload();
+    if (scheduled === 0) return 'No dead-lettered delivery since then: nothing to recover.';
+    const what = scheduled === 1 ? '1 failed delivery' : `${scheduled} failed deliveries`;
+    return `${what} requested again.${more ? ' More are left: recover again for the rest.' : ''}`;
+  });
 
   return html`<section aria-labelledby="view-heading">
     <p class="breadcrumb"><a href=${href('/webhooks')}>Webhooks</a></p>
@@ -207,6 +219,16 @@ export const WebhookView = ({ api, route }) => {
             : null
         }
       </div>
+      <form class="inline-form" onSubmit=${(/** @type {SubmitEvent} */ event) => {
+        event.preventDefault();
+        if (recoverSince) recover.run();
+      }}>
+        <label for="recover-since">Recover every failed delivery since</label>
+        <input id="recover-since" type="datetime-local" required value=${recoverSince} onInput=${(/** @type {InputEvent} */ e) => setRecoverSince(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
+        <button type="submit" class="secondary" disabled=${recover.busy}>Recover</button>
+      </form>
+      <div aria-live="polite">${recover.done ? html`<p class="success" role="status">${recover.done}</p>` : null}</div>
+      <${ProblemMessage} error=${recover.error} context="Nothing recovered" />
       <${ProblemMessage} error=${retry.error} context="No retry" />
       <${ProblemMessage} error=${attempts.error} context="The attempts could not be read" />
       ${attempts.loading && !attempts.data ? html`<${Loading} label="Loading the attempts…" />` : null}
