@@ -1139,6 +1139,38 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.context().close();
   });
 
+  it('narrows the audit log to a span of time (issue 44)', async () => {
+    // The newest event's minute, as the browser's datetime-local field reads it.
+    const newest = (
+      (await (await api(users.auditor, '/audit/events?newest=true&limit=1')).json()) as {
+        data: { occurredAt: string }[];
+      }
+    ).data[0]!;
+    const minute = new Date(newest.occurredAt);
+    minute.setSeconds(0, 0);
+    const local = new Date(minute.getTime() - minute.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+    const page = await signIn(users.auditor);
+    await page.goto(`${consoleUrl}/console#/audit`);
+    await page.locator('table tbody tr').first().waitFor();
+    await page.getByLabel('until', { exact: true }).fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Show this time' }).click();
+    await page.getByText('No events here.').waitFor();
+    expect(new URL(page.url()).hash).toContain('until=2020-01-01T');
+
+    await page.getByLabel('until', { exact: true }).fill('');
+    await page.getByLabel('Recorded from').fill(local);
+    await page.getByRole('button', { name: 'Show this time' }).click();
+    await page.locator('table tbody tr').first().waitFor();
+    const times = await page
+      .locator('table tbody tr time')
+      .evaluateAll((elements) => elements.map((element) => element.getAttribute('datetime') ?? ''));
+    expect(times.length).toBeGreaterThan(0);
+    for (const time of times) expect(Date.parse(time), time).toBeGreaterThanOrEqual(minute.getTime());
+    expect(new URL(page.url()).hash).toContain(`from=${encodeURIComponent(minute.toISOString())}`);
+    await page.context().close();
+  });
+
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {
     expect(misbehaviour).toEqual([]);
     expect(assetCaching.size).toBeGreaterThanOrEqual(20);
