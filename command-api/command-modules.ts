@@ -49,7 +49,7 @@ export const commandModules = ({
     refreshTokens: RefreshTokenStore;
     idempotency: IdempotencyStore;
     /** The webhook retry state: an admin's retry of a delivery reads it. */
-    deliveries: Pick<DeliveryQueue, 'get'>;
+    deliveries: Pick<DeliveryQueue, 'get' | 'deadSince'>;
   };
   /** Refuses a URL webhooks may not target. */
   checkUrl: (url: string) => Promise<URL>;

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { noBody } from '../command-api/orders/order-schemas.ts';
 import {
   changeWebhookBody,
+  recoverDeliveriesBody,
+  recoveryLimit,
   registerWebhookBody,
 } from '../command-api/webhook-subscriptions/subscription-schemas.ts';
 import { webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
@@ -236,6 +238,36 @@ export const webhookOperations: ApiOperation[] = [
     problems: {
       ...adminProblems,
       'not-found': 'There is no such subscription, or no such delivery of it.',
+    },
+  },
+  {
+    method: 'post',
+    path: '/webhooks/{subscriptionId}/deliveries/recover',
+    operationId: 'recoverWebhookDeliveries',
+    tag: 'webhooks',
+    summary: 'Deliver again every dead-lettered delivery since a time',
+    description: `Each dead-lettered delivery of the subscription accepted at or after \`since\` (oldest first, at most ${recoveryLimit}; \`more\` says whether others are left: ask again) is retried as POST …/retry does, with the same webhook-id. A delivery retried is pending, no longer dead-lettered: asking again does not schedule it twice.`,
+    access: accessDescription('retryWebhookDelivery'),
+    params: subscriptionPath,
+    body: { schema: recoverDeliveriesBody },
+    responses: {
+      202: {
+        description:
+          'Accepted: the dispatcher sends them shortly. With a Consistency-Token when at least one was scheduled (when none was, nothing was recorded).',
+        body: z.strictObject({
+          subscriptionId: z.uuid(),
+          since: z.iso.datetime(),
+          scheduled: z.int().min(0).meta({ description: 'How many deliveries were scheduled again.' }),
+          more: z.boolean().meta({ description: 'More dead-lettered deliveries are left beyond the limit.' }),
+          status: z.literal('requested'),
+        }),
+        headers: { 'Cache-Control': 'no-store' },
+      },
+    },
+    problems: {
+      ...adminProblems,
+      'validation-failed': 'since is not a date-time with its offset.',
+      'not-found': noSuchSubscription,
     },
   },
 ];

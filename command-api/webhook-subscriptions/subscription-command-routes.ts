@@ -26,7 +26,12 @@ import { eventMetadataOf } from '../event-metadata.ts';
 import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
 import { generateWebhookSecret } from '../../infrastructure/outbound-http/standard-webhooks.ts';
 import { WebhookTargetRefusedError } from '../../infrastructure/outbound-http/target-check.ts';
-import { changeWebhookBody, registerWebhookBody } from './subscription-schemas.ts';
+import {
+  changeWebhookBody,
+  recoverDeliveriesBody,
+  recoveryLimit,
+  registerWebhookBody,
+} from './subscription-schemas.ts';
 import { noBody } from '../orders/order-schemas.ts';
 
 /** After a rotation the previous secret keeps signing beside the new one for 24 hours. */
@@ -38,7 +43,7 @@ export type WebhookCommandDeps = {
   cipher: SecretCipher;
   /** Refuses a URL webhooks may not target (scheme, credentials, internal addresses after DNS). */
   checkUrl: (url: string) => Promise<URL>;
-  deliveries: Pick<DeliveryQueue, 'get'>;
+  deliveries: Pick<DeliveryQueue, 'get' | 'deadSince'>;
   clock: Clock;
   newId: () => string;
   /** Binds each answer's Consistency-Token to the caller. */
@@ -228,6 +233,32 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
         data: { subscriptionId, deliveryId, requestedAt },
       }));
       response.status(202).json({ subscriptionId, deliveryId, status: 'requested' });
+    },
+  );
+
+  // Svix's "recover": every dead-lettered delivery since a time, each retried as above. One delivered again is
+  // pending, no longer dead: asking twice schedules nothing twice once the first request's events are handled.
+  router.post(
+    '/webhooks/:subscriptionId/deliveries/recover',
+    ...admin('retryWebhookDelivery'),
+    acceptBody('json'),
+    async (request, response) => {
+      const { since } = parseInput(recoverDeliveriesBody, request.body ?? {});
+      const subscriptionId = subscriptionIdParam(request);
+      const dead = await deps.deliveries.deadSince(subscriptionId, Date.parse(since), recoveryLimit + 1);
+      const deliveryIds = dead.slice(0, recoveryLimit);
+      const result = await run(response, (requestedAt) => ({
+        type: 'RecoverDeliveries',
+        data: { subscriptionId, deliveryIds, requestedAt },
+      }));
+      live(result);
+      response.status(202).json({
+        subscriptionId,
+        since: new Date(since).toISOString(),
+        scheduled: deliveryIds.length,
+        more: dead.length > recoveryLimit,
+        status: 'requested',
+      });
     },
   );
 

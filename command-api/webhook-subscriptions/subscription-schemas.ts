@@ -20,6 +20,17 @@ const description = z
   .max(webhookLimits.maxDescriptionLength, `must be at most ${webhookLimits.maxDescriptionLength} characters`)
   .nullable();
 
+/** POST /webhooks/{id}/deliveries/recover: the dead-lettered deliveries accepted since this instant. */
+export const recoverDeliveriesBody = z.strictObject({
+  since: z.iso.datetime({
+    offset: true,
+    error: 'must be a date-time with its offset, e.g. 2026-11-27T09:00:00Z',
+  }),
+});
+
+/** At most this many deliveries a recovery schedules; the answer says whether more are left. */
+export const recoveryLimit = 1000;
+
 /** POST /webhooks. */
 export const registerWebhookBody = z.strictObject({ url, events, description: description.optional() });
 

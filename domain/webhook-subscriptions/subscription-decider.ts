@@ -105,6 +105,14 @@ export const decide = (command: SubscriptionCommand, state: SubscriptionState): 
       existing(state, subscriptionId);
       return [{ type: 'WebhookRedeliveryRequested', data: { subscriptionId, deliveryId, requestedAt } }];
     }
+    case 'RecoverDeliveries': {
+      const { subscriptionId, deliveryIds, requestedAt } = command.data;
+      existing(state, subscriptionId);
+      return deliveryIds.map((deliveryId) => ({
+        type: 'WebhookRedeliveryRequested' as const,
+        data: { subscriptionId, deliveryId, requestedAt },
+      }));
+    }
     default: {
       const unknown: never = command;
       throw new Error(`unknown subscription command ${JSON.stringify(unknown)}`);

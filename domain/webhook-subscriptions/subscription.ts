@@ -54,6 +54,11 @@ export type RequestRedelivery = {
   type: 'RequestRedelivery';
   data: { subscriptionId: string; deliveryId: string; requestedAt: string };
 };
+/** An admin's recovery: each of these (dead-lettered) deliveries delivered again, as a retry does. */
+export type RecoverDeliveries = {
+  type: 'RecoverDeliveries';
+  data: { subscriptionId: string; deliveryIds: readonly string[]; requestedAt: string };
+};
 
 export type SubscriptionCommand =
   | RegisterSubscription
@@ -62,7 +67,8 @@ export type SubscriptionCommand =
   | DisableSubscription
   | RemoveSubscription
   | RequestTestDelivery
-  | RequestRedelivery;
+  | RequestRedelivery
+  | RecoverDeliveries;
 
 export const subscriptionStreamPrefix = 'webhook-subscription-';
 export const subscriptionStreamName = (subscriptionId: string): string =>

@@ -21,6 +21,7 @@ const commandTemplates: readonly { template: string; methods: readonly ('post' |
     methods: ['post'] as const,
   })),
   { template: '/webhooks/{subscriptionId}/deliveries/{deliveryId}/retry', methods: ['post'] },
+  { template: '/webhooks/{subscriptionId}/deliveries/recover', methods: ['post'] },
 ];
 const commandPaths = commandTemplates.map(({ template, methods }) => ({
   pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[\\w-]{1,64}')}$`),

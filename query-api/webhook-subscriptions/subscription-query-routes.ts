@@ -15,7 +15,7 @@ import type { WebhookSubscriptionReadModel } from '../../projections/webhook-sub
 import { subscriptionResource } from '../../webhooks/subscription-view.ts';
 import { openWebhookUrl, type StoredWebhookUrl } from '../../webhooks/webhook-url.ts';
 import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
-import type { DeliveryAttempt, DeliveryLog } from '../../webhooks/deliveries/delivery-log.ts';
+import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from '../../webhooks/deliveries/delivery-log.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
@@ -38,7 +38,25 @@ export type WebhookQueryDeps = {
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
 const subscriptionIdParam = (request: Request) => uuidParam(request, 'subscriptionId', noSuchSubscription);
-export const deliveriesQuery = z.strictObject(paginationQuery);
+const attemptOutcomes = [
+  'delivered',
+  'failed',
+  'timeout',
+  'network-error',
+  'refused',
+  'gone',
+  'cancelled',
+] as const satisfies readonly AttemptOutcome[];
+export const deliveriesQuery = z.strictObject({
+  ...paginationQuery,
+  outcome: z.enum(attemptOutcomes).optional().meta({ description: 'Only the attempts with this outcome.' }),
+  eventType: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: 'Only the attempts of this event type, e.g. order.shipped or webhook.test.' }),
+});
 
 /** Admin configuration: kept by the admin's browser only, revalidated on each use. */
 const adminOnly = { 'Cache-Control': 'private, no-cache' };
@@ -94,9 +112,14 @@ export const webhookQueryRoutes = ({
       if (query.page !== undefined && query.cursor !== undefined) {
         throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
       }
+      const filter = {
+        ...(query.outcome === undefined ? {} : { outcome: query.outcome }),
+        ...(query.eventType === undefined ? {} : { eventType: query.eventType }),
+      };
       if (query.cursor === undefined) {
         const page = query.page ?? 1;
         const { attempts, total } = await deliveryLog.list(id, {
+          ...filter,
           kind: 'page',
           offset: (page - 1) * query.perPage,
           limit: query.perPage,
@@ -112,6 +135,7 @@ export const webhookQueryRoutes = ({
       }
       const at = decoded && { attemptedAt: decoded.at.createdAt, id: decoded.at.id };
       const { attempts, hasMore } = await deliveryLog.list(id, {
+        ...filter,
         kind: 'cursor',
         limit: query.perPage,
         ...(decoded && at ? (decoded.direction === 'after' ? { after: at } : { before: at }) : {}),
@@ -121,6 +145,7 @@ export const webhookQueryRoutes = ({
           ? `/webhooks/${id}/deliveries?${new URLSearchParams({
               cursor: encodeCursor(direction, { createdAt: attempt.attemptedAt, id: attempt.id }),
               perPage: String(query.perPage),
+              ...filter,
             }).toString()}`
           : null;
       sendJson(request, response, {

@@ -117,6 +117,7 @@ describe('the console’s commands, forwarded by the query API to the command AP
       `/orders/${orderId}/payments`,
       '/webhooks/w1/rotate-secret',
       '/webhooks/w1/deliveries/d1/retry',
+      '/webhooks/w1/deliveries/recover',
     ]) {
       const options = await fetch(`${app.url}/console/command${path}`, { method: 'OPTIONS' });
       expect(options.status, path).toBe(204);

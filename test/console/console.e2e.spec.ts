@@ -1080,6 +1080,97 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.context().close();
   });
 
+  it("filters a subscription's delivery attempts by outcome and by event type (issue 44)", async () => {
+    const page = await signIn(users.admin);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.locator('table.subscriptions').waitFor();
+    await page
+      .locator('table.subscriptions tbody tr')
+      .filter({ hasText: 'ERP (down for maintenance)' })
+      .getByRole('link', { name: receiver.url })
+      .click();
+    const rows = page.locator('table.attempts tbody tr');
+    await rows.first().waitFor();
+    const eventsShown = async () =>
+      (await rows.locator('td:nth-child(2)').allInnerTexts()).map((text) => text.split(' ')[0]);
+    expect(new Set(await eventsShown())).toEqual(new Set(['order.created', 'webhook.test']));
+
+    await page.getByLabel('Event type', { exact: true }).selectOption('webhook.test');
+    await expect.poll(eventsShown).not.toContain('order.created');
+    expect(new URL(page.url()).hash).toContain('eventType=webhook.test');
+    expect(new Set(await eventsShown())).toEqual(new Set(['webhook.test']));
+    await page.getByLabel('Outcome', { exact: true }).selectOption('failed');
+    await expect.poll(async () => new URL(page.url()).hash).toContain('outcome=failed');
+    expect(new Set(await rows.locator('.badge[class*="outcome-"]').allInnerTexts())).toEqual(
+      new Set(['failed']),
+    );
+    await page.getByLabel('Outcome', { exact: true }).selectOption('delivered');
+    await page.getByText('No delivery attempt matches the filters.').waitFor();
+    await page.context().close();
+  });
+
+  it('recovers every failed delivery of a subscription since a date and time (issue 44)', async () => {
+    const page = await signIn(users.admin);
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    await page.locator('table.subscriptions').waitFor();
+    await page
+      .locator('table.subscriptions tbody tr')
+      .filter({ hasText: 'ERP (down for maintenance)' })
+      .getByRole('link', { name: receiver.url })
+      .click();
+    await page.locator('table.attempts tbody tr').first().waitFor();
+    const id = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!.split('?')[0]!);
+    const attempts = async () =>
+      (
+        (await (await api(users.admin, `/webhooks/${id}/deliveries?perPage=100`)).json()) as {
+          meta: { total: number };
+        }
+      ).meta.total;
+    const before = await attempts();
+
+    await page.getByLabel('Recover every failed delivery since').fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Recover', exact: true }).click();
+    const done = await page
+      .getByText(/^(\d+ failed deliver(y|ies) requested again\.|No dead-lettered delivery since then)/)
+      .innerText();
+    // The ERP receiver's deliveries were all dead-lettered (or about to be): some are delivered again.
+    expect(done, done).toMatch(/^\d+ failed deliver/);
+    await expect.poll(attempts, { timeout: 20_000 }).toBeGreaterThan(before);
+    await page.context().close();
+  });
+
+  it('narrows the audit log to a span of time (issue 44)', async () => {
+    // The newest event's minute, as the browser's datetime-local field reads it.
+    const newest = (
+      (await (await api(users.auditor, '/audit/events?newest=true&limit=1')).json()) as {
+        data: { occurredAt: string }[];
+      }
+    ).data[0]!;
+    const minute = new Date(newest.occurredAt);
+    minute.setSeconds(0, 0);
+    const local = new Date(minute.getTime() - minute.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+    const page = await signIn(users.auditor);
+    await page.goto(`${consoleUrl}/console#/audit`);
+    await page.locator('table tbody tr').first().waitFor();
+    await page.getByLabel('until', { exact: true }).fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Show this time' }).click();
+    await page.getByText('No events here.').waitFor();
+    expect(new URL(page.url()).hash).toContain('until=2020-01-01T');
+
+    await page.getByLabel('until', { exact: true }).fill('');
+    await page.getByLabel('Recorded from').fill(local);
+    await page.getByRole('button', { name: 'Show this time' }).click();
+    await page.locator('table tbody tr').first().waitFor();
+    const times = await page
+      .locator('table tbody tr time')
+      .evaluateAll((elements) => elements.map((element) => element.getAttribute('datetime') ?? ''));
+    expect(times.length).toBeGreaterThan(0);
+    for (const time of times) expect(Date.parse(time), time).toBeGreaterThanOrEqual(minute.getTime());
+    expect(new URL(page.url()).hash).toContain(`from=${encodeURIComponent(minute.toISOString())}`);
+    await page.context().close();
+  });
+
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {
     expect(misbehaviour).toEqual([]);
     expect(assetCaching.size).toBeGreaterThanOrEqual(20);

@@ -88,6 +88,40 @@ export const deliveryLogContract = (adapterName: string, createLog: () => Promis
       expect(back).toEqual({ attempts: newestFirst.slice(0, 2), hasMore: true });
     });
 
+    it('lists only the attempts of an outcome and of an event type, when asked, in every kind of page', async () => {
+      const subscriptionId = randomUUID();
+      const failed = anAttempt(subscriptionId, 1);
+      const delivered = anAttempt(subscriptionId, 2, { outcome: 'delivered', statusCode: 204 });
+      const shipped = anAttempt(subscriptionId, 3, { eventType: 'order.shipped' });
+      const shippedLater = anAttempt(subscriptionId, 4, { eventType: 'order.shipped' });
+      await log.recordAll([failed, delivered, shipped, shippedLater]);
+
+      expect(
+        await log.list(subscriptionId, { kind: 'page', offset: 0, limit: 10, outcome: 'failed' }),
+      ).toEqual({ attempts: [shippedLater, shipped, failed], hasMore: false, total: 3 });
+      expect(
+        await log.list(subscriptionId, { kind: 'page', offset: 0, limit: 10, eventType: 'order.created' }),
+      ).toEqual({ attempts: [delivered, failed], hasMore: false, total: 2 });
+      const both = { outcome: 'failed', eventType: 'order.created' } as const;
+      expect(await log.list(subscriptionId, { kind: 'cursor', limit: 10, ...both })).toEqual({
+        attempts: [failed],
+        hasMore: false,
+      });
+      const shippedOnly = { kind: 'cursor', limit: 1, eventType: 'order.shipped' } as const;
+      expect(await log.list(subscriptionId, shippedOnly)).toEqual({
+        attempts: [shippedLater],
+        hasMore: true,
+      });
+      expect(await log.list(subscriptionId, { ...shippedOnly, after: shippedLater })).toEqual({
+        attempts: [shipped],
+        hasMore: false,
+      });
+      expect(await log.list(subscriptionId, { ...shippedOnly, before: shipped })).toEqual({
+        attempts: [shippedLater],
+        hasMore: false,
+      });
+    });
+
     it('ignores an attempt recorded twice', async () => {
       const subscriptionId = randomUUID();
       const attempt = anAttempt(subscriptionId, 1);

@@ -170,6 +170,25 @@ export const deliveryQueueContract = (adapterName: string, createQueue: () => Pr
       expect(await queue.redeliver(randomUUID(), t0)).toBe(false);
     });
 
+    it("names a subscription's dead-lettered deliveries accepted since a time, oldest first, up to a limit", async () => {
+      const subscriptionId = randomUUID();
+      const [before, first, delivered, second, third] = [-1, 0, 1, 2, 3].map((second) =>
+        aDelivery(subscriptionId, { createdAt: t0 + second * 1000 }),
+      );
+      const elsewhere = aDelivery(randomUUID());
+      await queue.enqueue([before!, first!, delivered!, second!, third!, elsewhere]);
+      for (const { id } of [before!, first!, delivered!, second!, third!, elsewhere]) {
+        await queue.claim(id, { owner: 'a', now: t0, leaseUntil: t0 + 1 });
+        await queue.settle(id, 'a', { status: id === delivered!.id ? 'delivered' : 'dead' });
+      }
+      expect(await queue.deadSince(subscriptionId, t0, 10)).toEqual([first!.id, second!.id, third!.id]);
+      expect(await queue.deadSince(subscriptionId, t0, 2)).toEqual([first!.id, second!.id]);
+      // Delivered again: pending, no longer dead, so a second recovery leaves it alone.
+      await queue.redeliver(first!.id, t0 + 5000);
+      expect(await queue.deadSince(subscriptionId, t0, 10)).toEqual([second!.id, third!.id]);
+      expect(await queue.deadSince(randomUUID(), 0, 10)).toEqual([]);
+    });
+
     it('counts the attempts before a retry apart, so the log numbers attempts on across retries', async () => {
       const delivery = aDelivery(randomUUID());
       await queue.enqueue([delivery]);

@@ -143,6 +143,25 @@ describe('webhook subscription', () => {
       .thenThrows(SubscriptionNotFoundError);
   });
 
+  it('recovers deliveries as one redelivery request each, and none for a subscription that is not there', () => {
+    const recover = (deliveryIds: string[]) =>
+      ({ type: 'RecoverDeliveries', data: { subscriptionId, deliveryIds, requestedAt: at(3) } }) as const;
+    spec
+      .given([registered])
+      .when(recover(['d1', 'd2']))
+      .then(
+        ['d1', 'd2'].map((deliveryId) => ({
+          type: 'WebhookRedeliveryRequested',
+          data: { subscriptionId, deliveryId, requestedAt: at(3) },
+        })),
+      );
+    spec.given([registered]).when(recover([])).then([]);
+    spec
+      .given([registered, removed])
+      .when(recover(['d1']))
+      .thenThrows(SubscriptionNotFoundError, { subscriptionId });
+  });
+
   it('records test and redelivery requests without changing the subscription', () => {
     const before = subscriptionOf([registered]);
     const after = subscriptionOf([

@@ -341,6 +341,32 @@ describe('GET /audit/events', () => {
     expect((await problemOf(both)).errors?.[0]?.field).toBe('newest');
   });
 
+  it('keeps to a span of time, from (inclusive) until (exclusive), forward, newest first and in the links', async () => {
+    type Timed = AuditPage & { data: { occurredAt: string }[] };
+    // Alice's orders were placed a second apart from 10:00:01: the span holds the 3rd, 4th and 5th.
+    const span = 'from=2026-11-21T10:00:03Z&until=2026-11-21T10:00:06Z';
+    const inSpan = [4, 3, 2].map((index) => `order-${aliceOrders[index]!.id}`);
+    const read = async (link: string) => (await (await auditor.get(link)).json()) as Timed;
+    const forward = await read(`/audit/events?${span}`);
+    expect([...new Set(forward.data.map((event) => event.streamId))]).toEqual(inSpan);
+    for (const { occurredAt } of forward.data) {
+      expect(occurredAt >= '2026-11-21T10:00:03' && occurredAt < '2026-11-21T10:00:06', occurredAt).toBe(
+        true,
+      );
+    }
+    expect(forward.links).toEqual({ next: null, prev: null });
+
+    const newest = await read(`/audit/events?newest=true&limit=1&${span}`);
+    expect(newest.data.map((event) => event.position)).toEqual([forward.data.at(-1)!.position]);
+    expect(newest.links.next).toBeNull();
+    expect(newest.links.prev).toContain('until=2026-11-21T10%3A00%3A06Z');
+    const older = await read(newest.links.prev!);
+    expect(older.data.map((event) => event.position)).toEqual([forward.data.at(-2)!.position]);
+
+    const bad = await auditor.get('/audit/events?from=yesterday');
+    expect((await problemOf(bad)).errors?.map((error) => error.field)).toEqual(['from']);
+  });
+
   it('answers 403 to customers and staff, 400 to a bad position', async () => {
     expect((await alice.get('/audit/events')).status).toBe(403);
     expect((await staff.get('/audit/events')).status).toBe(403);

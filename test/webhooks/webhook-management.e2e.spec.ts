@@ -224,6 +224,22 @@ describe('webhook management over HTTP', () => {
     const back = (await (await admin.get(second.links.prev!)).json()) as typeof first;
     expect(back.data.map((a) => a.id)).toEqual([attempts[0]!.id, attempts[1]!.id]);
 
+    const idsOf = async (query: string) =>
+      (
+        (await (await admin.get(`/webhooks/${id}/deliveries?${query}`)).json()) as { data: AttemptBody[] }
+      ).data.map((a) => a.id);
+    const allIds = attempts.map((a) => a.id);
+    const outcome = attempts[0]!.outcome;
+    expect(await idsOf(`outcome=${outcome}&eventType=webhook.test`)).toEqual(allIds);
+    expect(await idsOf(`cursor=&outcome=${outcome}&perPage=2`)).toEqual(allIds.slice(0, 2));
+    expect(await idsOf('outcome=delivered')).toEqual([]);
+    expect(await idsOf('eventType=order.shipped')).toEqual([]);
+    const filteredFirst = (await (
+      await admin.get(`/webhooks/${id}/deliveries?cursor=&eventType=webhook.test&perPage=2`)
+    ).json()) as { links: { next: string } };
+    expect(filteredFirst.links.next).toContain('eventType=webhook.test');
+    expect((await admin.get(`/webhooks/${id}/deliveries?outcome=lost`)).status).toBe(400);
+
     const bogus = await admin.post(`/webhooks/${id}/deliveries/0b9a2f64-5f55-4c1a-9a53-3c1f0f0e7a11/retry`);
     expect(bogus.status).toBe(404);
     const other = await admin.register(publicUrl, ['payment.received']);
@@ -231,5 +247,41 @@ describe('webhook management over HTTP', () => {
     expect(elsewhere.status).toBe(404);
     const badCursor = await admin.get(`/webhooks/${id}/deliveries?cursor=nonsense`);
     expect(badCursor.status).toBe(400);
+  });
+
+  it('recovers every dead-lettered delivery since a time, saying how many it scheduled (issue 44)', async () => {
+    const { id } = await admin.register(publicUrl, ['payment.received']);
+    expect((await admin.post(`/webhooks/${id}/test`)).status).toBe(202);
+    await expect
+      .poll(async () => (await admin.attempts(id))[0]?.deadLettered, { timeout: 10_000 })
+      .toBe(true);
+    const recover = async (since: string) => {
+      const answer = await admin.post(`/webhooks/${id}/deliveries/recover`, { since });
+      return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+    };
+
+    // The service's clock: the deliveries were accepted at its time.
+    const now = service.clock.now().getTime();
+    const later = new Date(now + 60_000).toISOString();
+    expect(await recover(later)).toEqual({
+      status: 202,
+      body: { subscriptionId: id, since: later, scheduled: 0, more: false, status: 'requested' },
+    });
+    const anHourAgo = new Date(now - 3_600_000).toISOString();
+    // The log shows the last attempt an instant before the retry state settles it dead-lettered.
+    await expect
+      .poll(async () => (await recover(anHourAgo)).body, { timeout: 5_000 })
+      .toMatchObject({ scheduled: 1, more: false });
+    // Delivered again as a retry is, numbered on, then dead-lettered again.
+    await expect
+      .poll(async () => (await admin.attempts(id)).map((a) => a.attempt), { timeout: 10_000 })
+      .toEqual([6, 5, 4, 3, 2, 1]);
+    expect((await admin.attempts(id))[0]).toMatchObject({ deadLettered: true });
+
+    expect((await recover('yesterday')).status).toBe(400);
+    const unknown = await admin.post('/webhooks/0b9a2f64-5f55-4c1a-9a53-3c1f0f0e7a11/deliveries/recover', {
+      since: anHourAgo,
+    });
+    expect(unknown.status).toBe(404);
   });
 });

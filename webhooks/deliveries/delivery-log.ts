@@ -43,15 +43,20 @@ export type DeliveryAttempt = {
 /** A place in the log, newest first: stable under new attempts, since it names an attempt. */
 export type AttemptCursor = { attemptedAt: string; id: string };
 
+/** Only the attempts with this outcome, of this event type (each when given). */
+export type AttemptFilter = { outcome?: AttemptOutcome; eventType?: string };
+
 export type DeliveryLog = {
   record(attempt: DeliveryAttempt): Promise<void>;
   /** Several attempts in one write (one round trip); one recorded before is left as it is. */
   recordAll(attempts: readonly DeliveryAttempt[]): Promise<void>;
-  /** Newest first (attemptedAt, then id, descending), after or before a cursor; hasMore beyond the page. */
+  /**
+   * Newest first (attemptedAt, then id, descending), after or before a cursor; hasMore beyond the page;
+   * the total counts the attempts the filter lets through.
+   */
   list(
     subscriptionId: string,
-    query: { limit: number } & (
-      { kind: 'page'; offset: number } | { kind: 'cursor'; after?: AttemptCursor; before?: AttemptCursor }
-    ),
+    query: { limit: number } & AttemptFilter &
+      ({ kind: 'page'; offset: number } | { kind: 'cursor'; after?: AttemptCursor; before?: AttemptCursor }),
   ): Promise<{ attempts: DeliveryAttempt[]; hasMore: boolean; total?: number }>;
 };

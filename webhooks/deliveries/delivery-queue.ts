@@ -88,6 +88,11 @@ export type DeliveryQueue = {
    * admin's retry); the attempts made so far are added to `earlierAttempts`.
    */
   redeliver(id: string, now: number): Promise<boolean>;
+  /**
+   * The ids of a subscription's dead-lettered deliveries accepted at or after `since` (epoch ms), oldest
+   * first, at most `limit`: what an admin's recovery delivers again.
+   */
+  deadSince(subscriptionId: string, since: number, limit: number): Promise<string[]>;
   /** The earliest time a pending delivery falls due; null when none is pending. */
   nextDueAt(): Promise<number | null>;
   /** Ends the leases `owner` holds on these deliveries (a graceful stop, or a line handed back). */

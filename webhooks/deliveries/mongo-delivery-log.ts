@@ -45,10 +45,15 @@ export const createMongoDeliveryLog = async (
     async list(subscriptionId, query) {
       // One more than asked for says whether there is more beyond the page.
       const probe = query.limit + 1;
+      const of: Filter<AttemptDocument> = {
+        subscriptionId,
+        ...(query.outcome === undefined ? {} : { outcome: query.outcome }),
+        ...(query.eventType === undefined ? {} : { eventType: query.eventType }),
+      };
       if (query.kind === 'page') {
         const [total, documents] = await Promise.all([
-          attempts.countDocuments({ subscriptionId }),
-          attempts.find({ subscriptionId }).sort(newestFirst).skip(query.offset).limit(probe).toArray(),
+          attempts.countDocuments(of),
+          attempts.find(of).sort(newestFirst).skip(query.offset).limit(probe).toArray(),
         ]);
         return {
           attempts: documents.slice(0, query.limit).map(toAttempt),
@@ -62,13 +67,13 @@ export const createMongoDeliveryLog = async (
       const beyond = backwards ? '$gt' : '$lt';
       const filter: Filter<AttemptDocument> = cursor
         ? {
-            subscriptionId,
+            ...of,
             $or: [
               { attemptedAt: { [beyond]: cursor.attemptedAt } },
               { attemptedAt: cursor.attemptedAt, _id: { [beyond]: cursor.id } },
             ],
           }
-        : { subscriptionId };
+        : of;
       const direction = backwards ? 1 : -1;
       const documents = await attempts
         .find(filter)

@@ -135,6 +135,7 @@ export const createMongoDeliveryQueue = async (
   const inProgress = conditionalWrites(deliveries, guardInFilter);
   const settledOnes = conditionalWrites(settled, guardInFilter);
   await deliveries.createIndex({ status: 1, nextAttemptAt: 1, sequence: 1 }, { name: 'due' });
+  await settled.createIndex({ subscriptionId: 1, status: 1, createdAt: 1 }, { name: 'dead-since' });
   await deliveries.createIndex(
     { subscriptionId: 1, orderingKey: 1, status: 1, sequence: 1 },
     { name: 'line' },
@@ -522,6 +523,26 @@ export const createMongoDeliveryQueue = async (
       // Unless settled again meanwhile (a later claim).
       await settledOnes.deleteOne(id, { claims: done.claims });
       return true;
+    },
+
+    async deadSince(subscriptionId, since, limit) {
+      // A dead delivery is in the main collection until this instance or another moves it out.
+      const filter = { subscriptionId, status: 'dead' as const, createdAt: { $gte: since } };
+      const oldestFirst = { createdAt: 1, _id: 1 } as const;
+      const read = (from: typeof deliveries) =>
+        from
+          .find(filter, { projection: { createdAt: 1 } })
+          .sort(oldestFirst)
+          .limit(limit)
+          .toArray();
+      const found = new Map<string, number>();
+      for (const { _id, createdAt } of [...(await read(settled)), ...(await read(deliveries))]) {
+        found.set(_id, createdAt);
+      }
+      return [...found]
+        .sort(([a, at], [b, bt]) => at - bt || (a < b ? -1 : a > b ? 1 : 0))
+        .slice(0, limit)
+        .map(([id]) => id);
     },
 
     async nextDueAt() {

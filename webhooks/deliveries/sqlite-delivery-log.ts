@@ -14,27 +14,30 @@ export const createSqliteDeliveryLog = (db: DatabaseSync): DeliveryLog => {
     CREATE INDEX IF NOT EXISTS webhook_delivery_attempts_newest
       ON webhook_delivery_attempts (subscription_id, attempted_at, id);
   `);
+  // A parameter left null lets every attempt through; each is given twice.
+  const matching = `AND (? IS NULL OR json_extract(document, '$.outcome') = ?)
+    AND (? IS NULL OR json_extract(document, '$.eventType') = ?)`;
   const insert = db.prepare(
     `INSERT INTO webhook_delivery_attempts (id, subscription_id, attempted_at, document) VALUES (?, ?, ?, ?)
      ON CONFLICT (id) DO NOTHING`,
   );
   const count = db.prepare(
-    'SELECT count(*) AS total FROM webhook_delivery_attempts WHERE subscription_id = ?',
+    `SELECT count(*) AS total FROM webhook_delivery_attempts WHERE subscription_id = ? ${matching}`,
   );
   const page = db.prepare(
-    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ?
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? ${matching}
      ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?`,
   );
   const older = db.prepare(
-    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? AND (attempted_at, id) < (?, ?)
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? ${matching} AND (attempted_at, id) < (?, ?)
      ORDER BY attempted_at DESC, id DESC LIMIT ?`,
   );
   const newest = db.prepare(
-    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ?
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? ${matching}
      ORDER BY attempted_at DESC, id DESC LIMIT ?`,
   );
   const newer = db.prepare(
-    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? AND (attempted_at, id) > (?, ?)
+    `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? ${matching} AND (attempted_at, id) > (?, ?)
      ORDER BY attempted_at, id LIMIT ?`,
   );
   const attemptsOf = (rows: unknown[]) =>
@@ -54,21 +57,22 @@ export const createSqliteDeliveryLog = (db: DatabaseSync): DeliveryLog => {
     async list(subscriptionId, query) {
       // One more than asked for says whether there is more beyond the page.
       const probe = query.limit + 1;
+      const outcome = query.outcome ?? null;
+      const eventType = query.eventType ?? null;
+      const of = [subscriptionId, outcome, outcome, eventType, eventType] as const;
       if (query.kind === 'page') {
-        const attempts = attemptsOf(page.all(subscriptionId, probe, query.offset));
-        const { total } = count.get(subscriptionId) as { total: number };
+        const attempts = attemptsOf(page.all(...of, probe, query.offset));
+        const { total } = count.get(...of) as { total: number };
         return { attempts: attempts.slice(0, query.limit), hasMore: attempts.length > query.limit, total };
       }
       if (query.before) {
         // Toward the newer end: read upwards, then give them back newest first.
-        const attempts = attemptsOf(
-          newer.all(subscriptionId, query.before.attemptedAt, query.before.id, probe),
-        );
+        const attempts = attemptsOf(newer.all(...of, query.before.attemptedAt, query.before.id, probe));
         return { attempts: attempts.slice(0, query.limit).reverse(), hasMore: attempts.length > query.limit };
       }
       const attempts = query.after
-        ? attemptsOf(older.all(subscriptionId, query.after.attemptedAt, query.after.id, probe))
-        : attemptsOf(newest.all(subscriptionId, probe));
+        ? attemptsOf(older.all(...of, query.after.attemptedAt, query.after.id, probe))
+        : attemptsOf(newest.all(...of, probe));
       return { attempts: attempts.slice(0, query.limit), hasMore: attempts.length > query.limit };
     },
   };

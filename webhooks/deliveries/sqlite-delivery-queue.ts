@@ -80,6 +80,10 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
        earlier_attempts = earlier_attempts + attempts, attempts = 0,
        lease_owner = NULL, lease_until = NULL WHERE id = ?`,
   );
+  const deadSince = db.prepare(
+    `SELECT id FROM webhook_deliveries WHERE subscription_id = ? AND status = 'dead' AND created_at >= ?
+     ORDER BY created_at, id LIMIT ?`,
+  );
   const nextDue = db.prepare(
     `SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND lease_owner IS NULL`,
   );
@@ -155,6 +159,9 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
     },
     async redeliver(id, now) {
       return redeliver.run(now, id).changes === 1;
+    },
+    async deadSince(subscriptionId, since, limit) {
+      return deadSince.all(subscriptionId, since, limit).map((row) => (row as { id: string }).id);
     },
     async nextDueAt() {
       const { due } = nextDue.get() as { due: number | null };

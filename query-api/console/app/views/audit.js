@@ -34,12 +34,30 @@ const scanPages = 20;
 /** What the log can be narrowed to, each a query parameter of the view. */
 const filterNames = /** @type {const} */ (['type', 'stream', 'actor', 'correlation']);
 
+/** The span of time the log is narrowed to, query parameters of the view and of the API alike. */
+const spanNames = /** @type {const} */ (['from', 'until']);
+
 /** The console's link for a link of the API's envelope (`/audit/events?after=...`). @param {string | null} link */
 const viewLink = (link) => {
   if (link === null) return null;
   const query = new URLSearchParams(link.split('?')[1] ?? '');
-  return href('/audit', { after: query.get('after'), before: query.get('before') });
+  return href('/audit', {
+    after: query.get('after'),
+    before: query.get('before'),
+    from: query.get('from'),
+    until: query.get('until'),
+  });
 };
+
+/** An instant as a datetime-local field shows it, in the browser's time zone. @param {string} iso */
+const localInput = (iso) => {
+  if (!iso) return '';
+  const at = new Date(iso);
+  return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+/** A datetime-local field's value as an instant, or '' when empty. @param {string} local */
+const instantOf = (local) => (local ? new Date(local).toISOString() : '');
 
 /**
  * Whether an event is one the filters ask for: its type, its stream (a stream id, or an order's or a
@@ -60,6 +78,8 @@ export const AuditView = ({ api, user, route }) => {
   const before = route.query.get('before');
   const filters = Object.fromEntries(filterNames.map((name) => [name, route.query.get(name) ?? '']));
   const filtered = filterNames.some((name) => filters[name]);
+  const span = Object.fromEntries(spanNames.map((name) => [name, route.query.get(name) ?? '']));
+  const spanQuery = Object.fromEntries(Object.entries(span).filter(([, value]) => value));
   useEffect(() => {
     document.title = 'Audit log · Order console';
   }, []);
@@ -69,6 +89,7 @@ export const AuditView = ({ api, user, route }) => {
       const query = new URLSearchParams({
         limit: String(pageSize),
         ...(after ? { after } : before ? { before } : { newest: 'true' }),
+        ...spanQuery,
       });
       const page = /** @type {AuditPage} */ ((await api.get(`/audit/events?${query}`)).body);
       return {
@@ -85,7 +106,11 @@ export const AuditView = ({ api, user, route }) => {
     let scanned = 0;
     let more = true;
     for (let pages = 0; pages < scanPages && matches.length < pageSize && more; pages++) {
-      const query = new URLSearchParams({ limit: '1000', ...(position ? { after: position } : {}) });
+      const query = new URLSearchParams({
+        limit: '1000',
+        ...(position ? { after: position } : {}),
+        ...spanQuery,
+      });
       const page = /** @type {AuditPage} */ ((await api.get(`/audit/events?${query}`)).body);
       for (const event of page.data) {
         scanned++;
@@ -99,13 +124,15 @@ export const AuditView = ({ api, user, route }) => {
     return {
       events: matches,
       prev: null,
-      next: more ? href('/audit', { after: position, ...filters }) : null,
+      next: more ? href('/audit', { after: position, ...filters, ...span }) : null,
       scanned,
     };
-  }, [after, before, ...filterNames.map((name) => filters[name])]);
+  }, [after, before, ...filterNames.map((name) => filters[name]), span['from'], span['until']]);
 
   /** @param {Partial<Record<string, string>>} changes */
-  const filterBy = (changes) => navigate(href('/audit', { ...filters, ...changes }));
+  const filterBy = (changes) => navigate(href('/audit', { ...filters, ...span, ...changes }));
+  const [from, setFrom] = useState(localInput(span['from'] ?? ''));
+  const [until, setUntil] = useState(localInput(span['until'] ?? ''));
   const [position, setPosition] = useState('');
   const [stream, setStream] = useState(filters['stream'] ?? '');
   const [actor, setActor] = useState(filters['actor'] ?? '');
@@ -138,6 +165,16 @@ export const AuditView = ({ api, user, route }) => {
       </form>
       <form class="inline-form" onSubmit=${(/** @type {SubmitEvent} */ event) => {
         event.preventDefault();
+        filterBy({ from: instantOf(from), until: instantOf(until) });
+      }}>
+        <label for="from-filter">Recorded from</label>
+        <input id="from-filter" type="datetime-local" value=${from} onInput=${(/** @type {InputEvent} */ e) => setFrom(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
+        <label for="until-filter">until</label>
+        <input id="until-filter" type="datetime-local" value=${until} onInput=${(/** @type {InputEvent} */ e) => setUntil(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
+        <button type="submit" class="secondary">Show this time</button>
+      </form>
+      <form class="inline-form" onSubmit=${(/** @type {SubmitEvent} */ event) => {
+        event.preventDefault();
         if (/^\d+$/.test(position.trim()))
           navigate(href('/audit', { before: String(BigInt(position.trim()) + 1n) }));
       }}>
@@ -145,7 +182,7 @@ export const AuditView = ({ api, user, route }) => {
         <input id="position-jump" inputmode="numeric" value=${position} onInput=${(/** @type {InputEvent} */ e) => setPosition(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
         <button type="submit" class="secondary">Go</button>
       </form>
-      <p class="toolbar-links"><a href=${href('/audit')}>Newest first</a> · <a href=${href('/audit', { after: '0', ...filters })}>From the start of the log</a></p>
+      <p class="toolbar-links"><a href=${href('/audit')}>Newest first</a> · <a href=${href('/audit', { after: '0', ...filters, ...span })}>From the start of the log</a></p>
     </div>
     ${
       filters['correlation']

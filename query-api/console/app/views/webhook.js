@@ -29,6 +29,9 @@ const perPage = '50';
 /** How long the view waits for the attempt a test or retry asked for, reading the log every second. */
 const followMs = 30_000;
 
+/** What a receiver's answer can come to, for the attempts' outcome filter. */
+const outcomes = ['delivered', 'failed', 'timeout', 'network-error', 'refused', 'gone', 'cancelled'];
+
 /** @param {string | null} link @param {string} id */
 const viewLink = (link, id) => (link === null ? null : `#/webhooks/${id}?${link.split('?')[1] ?? ''}`);
 
@@ -36,6 +39,10 @@ const viewLink = (link, id) => (link === null ? null : `#/webhooks/${id}?${link.
 export const WebhookView = ({ api, route }) => {
   const id = route.params['id'] ?? '';
   const cursor = route.query.get('cursor') ?? '';
+  const outcome = route.query.get('outcome') ?? '';
+  const eventType = route.query.get('eventType') ?? '';
+  /** @param {Record<string, string>} changes */
+  const filterBy = (changes) => navigate(href(`/webhooks/${id}`, { outcome, eventType, ...changes }));
   useEffect(() => {
     document.title = `Webhook ${shortId(id)} · Order console`;
   }, [id]);
@@ -48,11 +55,16 @@ export const WebhookView = ({ api, route }) => {
       /** @type {AttemptPage} */ (
         (
           await api.get(
-            `/webhooks/${encodeURIComponent(id)}/deliveries?${new URLSearchParams({ cursor, perPage })}`,
+            `/webhooks/${encodeURIComponent(id)}/deliveries?${new URLSearchParams({
+              cursor,
+              perPage,
+              ...(outcome ? { outcome } : {}),
+              ...(eventType ? { eventType } : {}),
+            })}`,
           )
         ).body
       ),
-    [id, cursor],
+    [id, cursor, outcome, eventType],
   );
 
   // After a test or retry: read the attempts every second until one for it, newer than those shown, arrives.
@@ -108,6 +120,18 @@ export const WebhookView = ({ api, route }) => {
       return `Delivery of ${attempt.eventType} (${shortId(attempt.eventId)}) requested again.`;
     },
   );
+  const [recoverSince, setRecoverSince] = useState('');
+  // Svix's "recover": every dead-lettered delivery since the time given (the browser's local time).
+  const recover = useAction(async () => {
+    const answer = await api.command(`/webhooks/${id}/deliveries/recover`, {
+      body: { since: new Date(recoverSince).toISOString() },
+    });
+    const { scheduled, more } = /** @type {{ scheduled: number, more: boolean }} */ (answer.body);
+    await attempts.reload();
+    if (scheduled === 0) return 'No dead-lettered delivery since then: nothing to recover.';
+    const what = scheduled === 1 ? '1 failed delivery' : `${scheduled} failed deliveries`;
+    return `${what} requested again.${more ? ' More are left: recover again for the rest.' : ''}`;
+  });
 
   return html`<section aria-labelledby="view-heading">
     <p class="breadcrumb"><a href=${href('/webhooks')}>Webhooks</a></p>
@@ -160,6 +184,32 @@ export const WebhookView = ({ api, route }) => {
     }
     <section class="card" aria-labelledby="attempts-heading">
       <h2 id="attempts-heading">Delivery attempts</h2>
+      <div class="toolbar">
+        <div class="inline-form">
+          <label for="outcome-filter">Outcome</label>
+          <select
+            id="outcome-filter"
+            value=${outcome}
+            onChange=${(/** @type {Event} */ event) =>
+              filterBy({ outcome: /** @type {HTMLSelectElement} */ (event.currentTarget).value })}
+          >
+            <option value="">Any outcome</option>
+            ${outcomes.map((name) => html`<option value=${name}>${name}</option>`)}
+          </select>
+          <label for="event-type-filter">Event type</label>
+          <select
+            id="event-type-filter"
+            value=${eventType}
+            onChange=${(/** @type {Event} */ event) =>
+              filterBy({ eventType: /** @type {HTMLSelectElement} */ (event.currentTarget).value })}
+          >
+            <option value="">Any event type</option>
+            ${[...(subscription.data?.events ?? []), 'webhook.test'].map(
+              (name) => html`<option value=${name}>${name}</option>`,
+            )}
+          </select>
+        </div>
+      </div>
       <div aria-live="polite">
         ${retry.done ? html`<p class="success" role="status">${retry.done}</p>` : null}
         ${following ? html`<p class="loading" role="status">Waiting for the attempt to deliver ${following.what}…</p>` : null}
@@ -169,13 +219,23 @@ export const WebhookView = ({ api, route }) => {
             : null
         }
       </div>
+      <form class="inline-form" onSubmit=${(/** @type {SubmitEvent} */ event) => {
+        event.preventDefault();
+        if (recoverSince) recover.run();
+      }}>
+        <label for="recover-since">Recover every failed delivery since</label>
+        <input id="recover-since" type="datetime-local" required value=${recoverSince} onInput=${(/** @type {InputEvent} */ e) => setRecoverSince(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
+        <button type="submit" class="secondary" disabled=${recover.busy}>Recover</button>
+      </form>
+      <div aria-live="polite">${recover.done ? html`<p class="success" role="status">${recover.done}</p>` : null}</div>
+      <${ProblemMessage} error=${recover.error} context="Nothing recovered" />
       <${ProblemMessage} error=${retry.error} context="No retry" />
       <${ProblemMessage} error=${attempts.error} context="The attempts could not be read" />
       ${attempts.loading && !attempts.data ? html`<${Loading} label="Loading the attempts…" />` : null}
       ${
         attempts.data
           ? html`<${OutcomeChart} attempts=${attempts.data.data} id="outcomes" />
-            <${AttemptTable} attempts=${attempts.data.data} onRetry=${retry.run} busy=${retry.busy} />
+            <${AttemptTable} attempts=${attempts.data.data} filtered=${Boolean(outcome || eventType)} onRetry=${retry.run} busy=${retry.busy} />
             <${Pager} label="Pages of attempts" prev=${viewLink(attempts.data.links.prev, id)} next=${viewLink(attempts.data.links.next, id)} />`
           : null
       }
@@ -184,10 +244,12 @@ export const WebhookView = ({ api, route }) => {
 };
 
 /**
- * @param {{ attempts: DeliveryAttempt[], onRetry: (attempt: DeliveryAttempt) => void, busy: boolean }} props
+ * @param {{ attempts: DeliveryAttempt[], filtered: boolean, onRetry: (attempt: DeliveryAttempt) => void, busy: boolean }} props
  */
-const AttemptTable = ({ attempts, onRetry, busy }) => {
-  if (attempts.length === 0) return html`<p class="empty">No delivery attempt yet.</p>`;
+const AttemptTable = ({ attempts, filtered, onRetry, busy }) => {
+  if (attempts.length === 0) {
+    return html`<p class="empty">${filtered ? 'No delivery attempt matches the filters.' : 'No delivery attempt yet.'}</p>`;
+  }
   // The newest attempt of each delivery carries its retry button (attempts come newest first).
   const newestOfDelivery = new Set();
   const seen = new Set();
