@@ -141,6 +141,9 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
       viewport: { width: 1280, height: 800 },
       acceptDownloads: true,
     });
+    // npm test runs this beside a hundred other files on two cores: a page can take longer than Playwright's
+    // 30 s default to show what a quiet machine shows in one.
+    context.setDefaultTimeout(60_000);
     const page = await context.newPage();
     page.on('pageerror', (error) => misbehaviour.push(`page error: ${error.message}`));
     page.on('console', (message) => {
