@@ -391,7 +391,7 @@ create_ferretdb_database() {
 start_ferretdb() {
   mkdir -p "$STATE_DIR/ferretdb"
   spawn ferretdb "$FERRETDB_BIN" --handler=postgresql \
-    --postgresql-url="postgres://ferretdb@127.0.0.1:$PG_PORT/ferretdb" \
+    --postgresql-url="postgres://ferretdb@127.0.0.1:$PG_PORT/ferretdb?pool_max_conns=150" \
     --state-dir="$STATE_DIR/ferretdb" --listen-addr="$(address_of reads):$FERRETDB_PORT" \
     --debug-addr="$(address_of reads):$FERRETDB_DEBUG_PORT" --telemetry=disable --log-level=warn
 }
