@@ -130,8 +130,14 @@ export const standMeters = (env: StandEnv) => {
       return row ? (BigInt(row.tx) << 64n) | BigInt(row.pos) : 0n;
     },
     /** Events after `position` (a packed position, as a checkpoint holds it), up to `until` when given. */
-    async eventsBetween(position: bigint, until: bigint = ((1n << 64n) - 1n) << 64n | ((1n << 63n) - 1n)): Promise<number> {
-      const split = (packed: bigint): [string, string] => [(packed >> 64n).toString(), (packed & ((1n << 64n) - 1n)).toString()];
+    async eventsBetween(
+      position: bigint,
+      until: bigint = (((1n << 64n) - 1n) << 64n) | ((1n << 63n) - 1n),
+    ): Promise<number> {
+      const split = (packed: bigint): [string, string] => [
+        (packed >> 64n).toString(),
+        (packed & ((1n << 64n) - 1n)).toString(),
+      ];
       const [fromTx, fromPos] = split(position);
       const [toTx, toPos] = split(until);
       const [row] = await sql<{ count: string }[]>`
