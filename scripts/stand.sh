@@ -91,6 +91,7 @@ VIA_CONTROL_PORT=9000
 VIA_LOG1_PORT=5432
 VIA_LOG2_PORT=5433
 VIA_FERRETDB_PORT=27017
+FERRETDB_DEBUG_PORT=8088
 
 BASE_URL="http://$(address_of router)"
 RECEIVER_URL="http://$(address_of hooks):$RECEIVER_PORT"
@@ -391,9 +392,9 @@ create_ferretdb_database() {
 start_ferretdb() {
   mkdir -p "$STATE_DIR/ferretdb"
   spawn ferretdb "$FERRETDB_BIN" --handler=postgresql \
-    --postgresql-url="postgres://ferretdb@127.0.0.1:$PG_PORT/ferretdb" \
+    --postgresql-url="postgres://ferretdb@127.0.0.1:$PG_PORT/ferretdb?pool_max_conns=150" \
     --state-dir="$STATE_DIR/ferretdb" --listen-addr="$(address_of reads):$FERRETDB_PORT" \
-    --debug-addr=- --telemetry=disable --log-level=warn
+    --debug-addr="$(address_of reads):$FERRETDB_DEBUG_PORT" --telemetry=disable --log-level=warn
 }
 
 ferretdb_answers() { mongo_ping "$FERRETDB_PORT" "$(address_of reads)"; }
