@@ -269,6 +269,23 @@ wait_for() {
 
 http_ok() { curl -fsS -o /dev/null --max-time 2 "$1" 2>/dev/null; }
 
+# wait_service HOST: until its /health answers. One that has not within 90 s is killed and started once more
+# (a start that hung, seen on a busy machine), then waited for up to START_TIMEOUT.
+wait_service() {
+  local host=$1 deadline=$((SECONDS + 90))
+  until service_healthy "$host"; do
+    if ((SECONDS >= deadline)); then
+      log "$host did not answer within 90 s; starting it again"
+      signal_process "$host" KILL || true
+      wait_gone "$host"
+      start_service "$host"
+      wait_for "$host" service_healthy "$host"
+      return
+    fi
+    sleep 0.2
+  done
+}
+
 # ------------------------------------------------------------ PostgreSQL --
 
 as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; }
@@ -704,8 +721,14 @@ cmd_up() {
   wait_for cmd1 service_healthy cmd1
   add_demo_users
   local host
-  for host in cmd2 qry1 qry2 proj disp1 disp2; do start_service "$host"; done
-  for host in cmd2 qry1 qry2 proj disp1 disp2; do wait_for "$host" service_healthy "$host"; done
+  for host in cmd2 qry1 qry2 proj; do start_service "$host"; done
+  for host in cmd2 qry1 qry2 proj; do wait_service "$host"; done
+  # The dispatchers one after the other: both creating the retry state's collections and indexes at once
+  # on a fresh FerretDB was seen to leave one waiting for good.
+  for host in disp1 disp2; do
+    start_service "$host"
+    wait_service "$host"
+  done
   wait_for "the router" http_ok "$BASE_URL/health"
   trap - EXIT
   log "the processes answer ($((SECONDS - started)) s)"
