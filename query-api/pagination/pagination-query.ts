@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const positiveInt = (max: number) =>
   z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .regex(/^\d+$/, `must be a whole number from 1 to ${max}`)
     .transform(Number)
     .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`))
     // The document says what a client sends: an integer (read from the query string as its decimal digits).
