@@ -8,7 +8,7 @@
  */
 import { html } from './html.js';
 import { useEffect, useRef, useState } from './vendor/hooks.js';
-import { href, navigate, useRoute } from './router.js';
+import { href, redirectFromHome, useRoute } from './router.js';
 import { may } from './lib/permissions.js';
 import { SignIn } from './views/sign-in.js';
 import { OrdersView } from './views/orders.js';
@@ -69,7 +69,7 @@ const Console = ({ api, session }) => {
   const { user } = session;
   const [signingOut, setSigningOut] = useState(false);
   useEffect(() => {
-    if (route.name === 'home') navigate(href(may(user, 'listOrders') ? '/orders' : '/health'));
+    if (route.name === 'home') redirectFromHome(href(may(user, 'listOrders') ? '/orders' : '/health'));
   }, [route.name]);
   // Just signed in: the focus goes to the top of the console, before the navigation, so that the
   // keyboard reaches the sections first. Then each new view's heading takes it, so keyboard and screen

@@ -54,6 +54,17 @@ export const navigate = (target) => {
   if (location.hash !== target) location.hash = target;
 };
 
+/**
+ * Sends an address that names no view on to `target`, in place of it in the history (Back does not come
+ * back to the bare address). A view chosen meanwhile (a deep link, a bookmark) is kept: the fragment is
+ * read again here, not taken from the render that asked.
+ *
+ * @param {string} target
+ */
+export const redirectFromHome = (target) => {
+  if (parseRoute(location.hash).name === 'home') location.replace(target);
+};
+
 /** The route of the current fragment, following its changes. */
 export const useRoute = () => {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
