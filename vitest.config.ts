@@ -5,12 +5,17 @@ import { defineConfig } from 'vitest/config';
 // - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install. Among them
 //   test/docs/readme.e2e.spec.ts runs README.md's shell blocks (bash, curl and jq; `npm run test:readme`).
 // - integration: the real servers of scripts/services.sh (FerretDB, Kafka) and EventStoreDB when EVENTSTORE_URL is set.
+// - console: the console in headless Chromium (test/console/console.e2e.spec.ts), every role and view at
+//   two widths; slow, so outside `npm test`: `npm run test:console` (.ci/run runs it after npm test).
 // - clients: standard OAuth 2 client libraries (oauth4webapi) against the token endpoints of the embedded
 //   default (test/clients); outside `npm test`: `npm run test:clients`, which runs authlib (Python) too.
 // - faults: the embedded default under crashes, full and read-only disks, hostile webhook receivers and
 //   overload (test/faults); slow, so outside `npm test`: `npm run test:faults`.
 // - distributed: the HTTP suites of the embedded project again, against the distributed mode's four processes
 //   on those servers (test/support/distributed-service.ts), plus the distributed mode's own fault tests.
+/** The console walked through in headless Chromium: a project of its own (`npm run test:console`). */
+const consoleInBrowser = 'test/console/console.e2e.spec.ts';
+
 /** The HTTP suites that run against both the embedded default and the distributed mode. */
 const httpSuites = [
   'test/orders/*.e2e.spec.ts',
@@ -39,7 +44,21 @@ export default defineConfig({
         test: {
           name: 'embedded',
           include: ['test/**/*.int.spec.ts', 'test/**/*.e2e.spec.ts'],
-          exclude: ['test/integration/**', 'test/distributed/**', 'test/faults/**', 'test/clients/**'],
+          exclude: [
+            'test/integration/**',
+            'test/distributed/**',
+            'test/faults/**',
+            'test/clients/**',
+            consoleInBrowser,
+          ],
+          setupFiles: ['test/support/contract-setup.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'console',
+          include: [consoleInBrowser],
           setupFiles: ['test/support/contract-setup.ts'],
           testTimeout: 30_000,
         },

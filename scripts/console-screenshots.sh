@@ -2,7 +2,7 @@
 # Copies the screenshots docs/console.md shows from the console's browser test into docs/, made small
 # (a palette of 256 colours where ImageMagick is installed: the console's flat colours survive it).
 # Run the test first:
-#   npx vitest run --project embedded test/console/console.e2e.spec.ts && scripts/console-screenshots.sh
+#   npm run test:console && scripts/console-screenshots.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shots=test-output/console/readme
