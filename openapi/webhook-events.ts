@@ -15,10 +15,16 @@ const deliveryHeaders = z.object({
   }),
 });
 
-const envelope = <Type extends string>(type: Type, data: z.ZodType, id: string) =>
-  z.strictObject({ type: z.literal(type), timestamp, data }).meta({ id });
+const testMark = z.literal(true).optional().meta({
+  description:
+    'Present, and true, only on a test event an admin asked for (POST /webhooks/{id}/test): its data is the fixed example order’s (or, for webhook.test, the subscription’s), not a real one.',
+});
 
-const events = [
+const envelope = <Type extends string>(type: Type, data: z.ZodType, id: string) =>
+  z.strictObject({ type: z.literal(type), timestamp, data, test: testMark }).meta({ id });
+
+/** Every request the service sends subscribers, each with the schema of its body. */
+export const webhookEvents = [
   {
     name: 'order.created',
     summary: 'An order was created',
@@ -68,7 +74,7 @@ const events = [
 
 /** The requests the service sends to subscribers, in the document's `webhooks` section. */
 export const registerWebhookEvents = (registry: OpenAPIRegistry): void => {
-  for (const { name, summary, body } of events) {
+  for (const { name, summary, body } of webhookEvents) {
     registry.registerWebhook({
       method: 'post',
       path: name,

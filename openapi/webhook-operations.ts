@@ -6,10 +6,12 @@ import {
   recoverDeliveriesBody,
   recoveryLimit,
   registerWebhookBody,
+  testWebhookBody,
 } from '../command-api/webhook-subscriptions/subscription-schemas.ts';
-import { webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
+import { testEventTypes, webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
 import { deliveriesQuery } from '../query-api/webhook-subscriptions/subscription-query-routes.ts';
+import { statsOverAttempts } from '../webhooks/deliveries/delivery-log.ts';
 import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
 
 const subscriptionMembers = {
@@ -35,6 +37,51 @@ const subscription = z.strictObject(subscriptionMembers).meta({
   description: 'A webhook subscription. Its secret is never shown again.',
 });
 
+const attemptOutcome = z.enum([
+  'delivered',
+  'failed',
+  'timeout',
+  'network-error',
+  'refused',
+  'gone',
+  'cancelled',
+]);
+
+const deliveryStats = z
+  .strictObject({
+    attempts: z
+      .int()
+      .min(0)
+      .max(statsOverAttempts)
+      .meta({
+        description: `How many attempts these stats are over: the latest ${statsOverAttempts}, or all when fewer.`,
+      }),
+    delivered: z.int().min(0).meta({ description: 'How many of them delivered (a 2xx in time).' }),
+    successRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: 'delivered / attempts, from 0 to 1; null before the first attempt.' }),
+    lastOutcome: attemptOutcome
+      .nullable()
+      .meta({ description: 'The newest attempt’s outcome; null before any.' }),
+    lastAttemptAt: timestamp
+      .nullable()
+      .meta({ description: 'When the newest attempt was made; null before any.' }),
+  })
+  .meta({
+    id: 'WebhookDeliveryStats',
+    description: `How the subscription’s latest ${statsOverAttempts} delivery attempts went (of any event type, test events and retries included; a cancelled attempt, made while the subscription was inactive, counts as not delivered), so that a failing endpoint stands out. Computed on each read from the delivery log.`,
+  });
+
+/** A subscription as GET /webhooks and GET /webhooks/{id} answer it: with its delivery stats. */
+const subscriptionRead = subscription.extend({ deliveryStats }).meta({
+  id: 'WebhookSubscriptionWithStats',
+  description:
+    'A webhook subscription, with how its latest deliveries went. Its secret is never shown again.',
+});
+
 const secret = z
   .string()
   .regex(/^whsec_/)
@@ -54,7 +101,7 @@ const deliveryAttempt = z
     attemptedAt: timestamp,
     durationMs: z.number().min(0),
     statusCode: z.int().nullable().meta({ description: 'The receiver’s answer; null when none came.' }),
-    outcome: z.enum(['delivered', 'failed', 'timeout', 'network-error', 'refused', 'gone', 'cancelled']),
+    outcome: attemptOutcome,
     error: z.string().nullable(),
     responseBody: z.string().nullable().meta({ description: 'The start of the receiver’s answer.' }),
     responseBodyTruncated: z.boolean(),
@@ -111,7 +158,10 @@ export const webhookOperations: ApiOperation[] = [
     summary: 'List the subscriptions',
     access: accessDescription('listWebhooks'),
     headers: consistencyTokenHeader,
-    responses: adminRead('Every subscription, without secrets.', z.array(subscription)),
+    responses: adminRead(
+      'Every subscription, without secrets, each with its delivery stats.',
+      z.array(subscriptionRead),
+    ),
     problems: readProblems,
   },
   {
@@ -123,7 +173,7 @@ export const webhookOperations: ApiOperation[] = [
     access: accessDescription('getWebhook'),
     params: subscriptionPath,
     headers: consistencyTokenHeader,
-    responses: adminRead('The subscription, without its secret.', subscription),
+    responses: adminRead('The subscription, without its secret, with its delivery stats.', subscriptionRead),
     problems: { ...readProblems, 'not-found': noSuchSubscription },
   },
   {
@@ -181,20 +231,26 @@ export const webhookOperations: ApiOperation[] = [
     path: '/webhooks/{subscriptionId}/test',
     operationId: 'testWebhook',
     tag: 'webhooks',
-    summary: 'Send a webhook.test event',
+    summary: 'Send a test event, of any event type',
+    description:
+      'Sends the subscription one test event: `webhook.test`, or with `eventType` an example of any type of the webhooks section, built from the fixed example order (docs/webhooks.md), never a customer’s. A type the subscription does not take is sent all the same: the admin asked for it by name. The body is `{type, timestamp, data, "test": true}` in that type’s shape, signed, retried and logged like any delivery (its attempts are under …/deliveries, of that event type, with the request’s event id as webhook-id). An inactive subscription receives nothing: the delivery is cancelled.',
     access: accessDescription('testWebhook'),
     params: subscriptionPath,
-    body: { schema: noBody, required: false },
+    body: { schema: testWebhookBody, required: false },
     responses: withToken(
       'Accepted: the dispatcher sends it shortly.',
       z.strictObject({
         subscriptionId: z.uuid(),
-        type: z.literal('webhook.test'),
+        type: z.enum(testEventTypes).meta({ description: 'The event type of the test event sent.' }),
         status: z.literal('requested'),
       }),
       202,
     ),
-    problems: { ...adminProblems, 'not-found': noSuchSubscription },
+    problems: {
+      ...adminProblems,
+      'validation-failed': `eventType is none of ${testEventTypes.join(', ')}, or the body has another member.`,
+      'not-found': noSuchSubscription,
+    },
   },
   {
     method: 'get',

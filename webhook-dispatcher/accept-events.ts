@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
+import { testEventTypes, webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
 import type { ConsumedMessage } from '../infrastructure/bus/event-bus.ts';
+import { testEventData } from '../projections/relay/example-events.ts';
 import type { DispatcherRequest, PublicOrderEvent, Topics } from '../projections/relay/public-events.ts';
 import {
   deliveryIdFor,
@@ -10,9 +11,12 @@ import {
 } from '../webhooks/deliveries/delivery-queue.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
 
-/** The webhook request body (docs/webhooks.md): `{type, timestamp, data}`. */
-export const webhookBody = (type: string, timestamp: string, data: unknown): string =>
-  JSON.stringify({ type, timestamp, data });
+/**
+ * The webhook request body (docs/webhooks.md): `{type, timestamp, data}`, and `"test": true` on a test event
+ * an admin asked for (webhook.test, or an example of another type).
+ */
+export const webhookBody = (type: string, timestamp: string, data: unknown, { test = false } = {}): string =>
+  JSON.stringify(test ? { type, timestamp, data, test: true } : { type, timestamp, data });
 
 export type AcceptEventsDeps = {
   topics: Topics;
@@ -53,6 +57,8 @@ const dispatcherRequest = z.object({
   subscriptionId: z.string().min(1),
   position,
   deliveryId: z.string().min(1).nullable(),
+  /** Absent from the messages of an earlier relay: then a test is of webhook.test. */
+  eventType: z.enum(testEventTypes).optional(),
 });
 
 const webhookEventKindSet: ReadonlySet<unknown> = new Set(webhookEventKinds);
@@ -210,17 +216,19 @@ export const createEventAcceptor = ({
         });
       }
     }
+    // A test event, of the type asked for, whether the subscription takes that type or not (the admin asked
+    // for it by name): delivered, signed and logged like any other, on an ordering line of its own.
     for (const request of requests.filter((r) => r.type === 'webhook.test')) {
+      const eventType = request.eventType ?? 'webhook.test';
       deliveries.push({
         id: deliveryIdFor(request.subscriptionId, request.id),
         subscriptionId: request.subscriptionId,
         eventId: request.id,
-        eventType: 'webhook.test',
+        eventType,
         orderingKey: request.id,
         sequence: 0,
-        body: webhookBody('webhook.test', request.occurredAt, {
-          subscriptionId: request.subscriptionId,
-          message: 'A test event, sent because an administrator asked for one.',
+        body: webhookBody(eventType, request.occurredAt, testEventData(eventType, request.subscriptionId), {
+          test: true,
         }),
         nextAttemptAt: at,
         createdAt: at,

@@ -31,6 +31,7 @@ import {
   recoverDeliveriesBody,
   recoveryLimit,
   registerWebhookBody,
+  testWebhookBody,
 } from './subscription-schemas.ts';
 import { noBody } from '../orders/order-schemas.ts';
 
@@ -201,14 +202,14 @@ export const webhookCommandRoutes = (deps: WebhookCommandDeps): Router => {
     ...admin('testWebhook'),
     acceptBody('json'),
     async (request, response) => {
-      parseInput(noBody, request.body ?? {});
+      const { eventType = 'webhook.test' } = parseInput(testWebhookBody, request.body ?? {});
       const subscriptionId = subscriptionIdParam(request);
       const result = await run(response, (requestedAt) => ({
         type: 'RequestTestDelivery',
-        data: { subscriptionId, requestedAt },
+        data: { subscriptionId, eventType, requestedAt },
       }));
       live(result);
-      response.status(202).json({ subscriptionId, type: 'webhook.test', status: 'requested' });
+      response.status(202).json({ subscriptionId, type: eventType, status: 'requested' });
     },
   );
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webhookEventKinds } from '../../domain/webhook-subscriptions/subscription.ts';
+import { testEventTypes, webhookEventKinds } from '../../domain/webhook-subscriptions/subscription.ts';
 
 export const webhookLimits = { maxUrlLength: 2048, maxDescriptionLength: 500 };
 
@@ -26,6 +26,20 @@ export const recoverDeliveriesBody = z.strictObject({
     offset: true,
     error: 'must be a date-time with its offset, e.g. 2026-11-27T09:00:00Z',
   }),
+});
+
+/**
+ * POST /webhooks/{id}/test: which event type to send an example of; webhook.test when absent (or with no
+ * body). Any type the service publishes, whether the subscription takes it or not: the admin asked for it.
+ */
+export const testWebhookBody = z.strictObject({
+  eventType: z
+    .enum(testEventTypes, { error: `must be one of ${testEventTypes.join(', ')}` })
+    .optional()
+    .meta({
+      description:
+        'The event type to send an example of: `webhook.test` (the default), or any type of the webhooks section, whether the subscription takes it or not. An order’s type carries the fixed example order (docs/webhooks.md), never a customer’s.',
+    }),
 });
 
 /** At most this many deliveries a recovery schedules; the answer says whether more are left. */

@@ -96,9 +96,9 @@ export const decide = (command: SubscriptionCommand, state: SubscriptionState): 
       return [{ type: 'WebhookSubscriptionRemoved', data: { subscriptionId, removedAt } }];
     }
     case 'RequestTestDelivery': {
-      const { subscriptionId, requestedAt } = command.data;
+      const { subscriptionId, eventType, requestedAt } = command.data;
       existing(state, subscriptionId);
-      return [{ type: 'WebhookTestRequested', data: { subscriptionId, requestedAt } }];
+      return [{ type: 'WebhookTestRequested', data: { subscriptionId, eventType, requestedAt } }];
     }
     case 'RequestRedelivery': {
       const { subscriptionId, deliveryId, requestedAt } = command.data;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventCatalog } from '../shared/event-versions.ts';
-import { webhookEventKinds } from './subscription.ts';
+import { testEventTypes, webhookEventKinds } from './subscription.ts';
 
 // The facts in a subscription's stream, with the schema of every version each has had.
 
@@ -36,6 +36,8 @@ const secretRotatedV1 = z.strictObject({
 const disabledV1 = z.strictObject({ subscriptionId: z.string(), reason: z.string(), disabledAt: timestamp });
 const removedV1 = z.strictObject({ subscriptionId: z.string(), removedAt: timestamp });
 const testRequestedV1 = z.strictObject({ subscriptionId: z.string(), requestedAt: timestamp });
+/** Version 2: which event type the admin asked an example of (`webhook.test`, or any public kind). */
+const testRequestedV2 = testRequestedV1.extend({ eventType: z.enum(testEventTypes) });
 /**
  * A webhook URL beyond its origin (a path, a query) may be a credential: from version 2 on it is sealed by
  * the service's key like the signing secret, beside its origin in the clear (what auditors and exports
@@ -63,7 +65,7 @@ export type SubscriptionChanged = { type: 'WebhookSubscriptionChanged'; data: z.
 export type SecretRotated = { type: 'WebhookSecretRotated'; data: z.infer<typeof secretRotatedV1> };
 export type SubscriptionDisabled = { type: 'WebhookSubscriptionDisabled'; data: z.infer<typeof disabledV1> };
 export type SubscriptionRemoved = { type: 'WebhookSubscriptionRemoved'; data: z.infer<typeof removedV1> };
-export type TestDeliveryRequested = { type: 'WebhookTestRequested'; data: z.infer<typeof testRequestedV1> };
+export type TestDeliveryRequested = { type: 'WebhookTestRequested'; data: z.infer<typeof testRequestedV2> };
 export type RedeliveryRequested = {
   type: 'WebhookRedeliveryRequested';
   data: z.infer<typeof redeliveryRequestedV1>;
@@ -81,6 +83,12 @@ export type SubscriptionEvent =
 /** v1 -> v2 of both: a URL written before URLs were sealed stays the string it was. */
 export const urlAsWritten = <T>(v1: T): T => v1;
 
+/** v1 -> v2: before an admin could choose, a test event was always `webhook.test`. */
+export const testOfWebhookTest = (v1: z.infer<typeof testRequestedV1>): z.infer<typeof testRequestedV2> => ({
+  ...v1,
+  eventType: 'webhook.test',
+});
+
 /** Every subscription event, every version: what the event codec writes and reads them with. */
 export const subscriptionEvents: EventCatalog<SubscriptionEvent> = {
   WebhookSubscriptionRegistered: { schemas: [registeredV1, registeredV2], upcast: [urlAsWritten] },
@@ -88,6 +96,6 @@ export const subscriptionEvents: EventCatalog<SubscriptionEvent> = {
   WebhookSecretRotated: { schemas: [secretRotatedV1], upcast: [] },
   WebhookSubscriptionDisabled: { schemas: [disabledV1], upcast: [] },
   WebhookSubscriptionRemoved: { schemas: [removedV1], upcast: [] },
-  WebhookTestRequested: { schemas: [testRequestedV1], upcast: [] },
+  WebhookTestRequested: { schemas: [testRequestedV1, testRequestedV2], upcast: [testOfWebhookTest] },
   WebhookRedeliveryRequested: { schemas: [redeliveryRequestedV1], upcast: [] },
 };

@@ -7,6 +7,13 @@
 export const webhookEventKinds = ['order.created', 'order.status_changed', 'payment.received'] as const;
 export type WebhookEventKind = (typeof webhookEventKinds)[number];
 
+/**
+ * What an admin may send a test event of (POST /webhooks/{id}/test): `webhook.test`, and an example of
+ * every kind a subscription can ask for, whichever it asks for.
+ */
+export const testEventTypes = ['webhook.test', ...webhookEventKinds] as const;
+export type TestEventType = (typeof testEventTypes)[number];
+
 /** Absent (or undefined) fields stay as they are. */
 export type SubscriptionChanges = {
   url?: string | undefined;
@@ -48,7 +55,7 @@ export type RemoveSubscription = {
 };
 export type RequestTestDelivery = {
   type: 'RequestTestDelivery';
-  data: { subscriptionId: string; requestedAt: string };
+  data: { subscriptionId: string; eventType: TestEventType; requestedAt: string };
 };
 export type RequestRedelivery = {
   type: 'RequestRedelivery';

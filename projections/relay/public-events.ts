@@ -1,12 +1,13 @@
 import type { OrderEvent } from '../../domain/orders/order-events.ts';
 import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
-import type { WebhookEventKind } from '../../domain/webhook-subscriptions/subscription.ts';
+import type { TestEventType, WebhookEventKind } from '../../domain/webhook-subscriptions/subscription.ts';
 import type { EventStore, RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 import { jsonMessage, type BusMessage } from '../../infrastructure/bus/event-bus.ts';
 import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
 import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
 import { orderResource } from '../../domain/orders/order-resource.ts';
 import { isSubscriptionStream, subscriptionIdOf } from '../../domain/webhook-subscriptions/subscription.ts';
+import { decodeSubscriptionEvent } from '../../domain/webhook-subscriptions/subscription-codec.ts';
 
 /**
  * The one place where domain events become public ones (order.created, order.status_changed,
@@ -40,6 +41,8 @@ export type DispatcherRequest = {
   position: string;
   /** For a redelivery: which delivery. */
   deliveryId: string | null;
+  /** For a test: the event type the admin asked an example of (absent from an earlier relay: webhook.test). */
+  eventType?: TestEventType;
 };
 
 export type Topics = {
@@ -56,7 +59,8 @@ const statusChanges: ReadonlySet<OrderEvent['type']> = new Set([
   'OrderCancelled',
 ]);
 
-const publicData = (
+/** An order event's public type and data, from the order before it (null for the first) and after it. */
+export const publicData = (
   event: OrderEvent,
   before: OrderDetails | null,
   after: OrderDetails,
@@ -143,6 +147,12 @@ export const createPublicEventMapper = ({
     return jsonMessage(value.orderId, value);
   };
 
+  /** Through the codec: a test requested before the type could be chosen reads as webhook.test. */
+  const testEventTypeOf = (event: RecordedEvent): TestEventType => {
+    const decoded = decodeSubscriptionEvent(event);
+    return decoded?.type === 'WebhookTestRequested' ? decoded.data.eventType : 'webhook.test';
+  };
+
   const requestMessage = (event: RecordedEvent): BusMessage | null => {
     if (event.type !== 'WebhookTestRequested' && event.type !== 'WebhookRedeliveryRequested') return null;
     const subscriptionId = subscriptionIdOf(event.streamId);
@@ -153,6 +163,7 @@ export const createPublicEventMapper = ({
       subscriptionId,
       position: event.position.toString(),
       deliveryId: typeof event.data['deliveryId'] === 'string' ? event.data['deliveryId'] : null,
+      ...(event.type === 'WebhookTestRequested' ? { eventType: testEventTypeOf(event) } : {}),
     };
     return { key: subscriptionId, value: JSON.stringify(value) };
   };

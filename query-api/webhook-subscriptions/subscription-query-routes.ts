@@ -12,10 +12,15 @@ import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { GlobalPosition } from '../../infrastructure/event-store/event-store.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import type { WebhookSubscriptionReadModel } from '../../projections/webhook-subscriptions/subscription-read-model.ts';
-import { subscriptionResource } from '../../webhooks/subscription-view.ts';
+import { subscriptionResource, type Subscription } from '../../webhooks/subscription-view.ts';
 import { openWebhookUrl, type StoredWebhookUrl } from '../../webhooks/webhook-url.ts';
 import type { SecretCipher } from '../../infrastructure/crypto/secret-cipher.ts';
-import type { AttemptOutcome, DeliveryAttempt, DeliveryLog } from '../../webhooks/deliveries/delivery-log.ts';
+import {
+  noDeliveryStats,
+  type AttemptOutcome,
+  type DeliveryAttempt,
+  type DeliveryLog,
+} from '../../webhooks/deliveries/delivery-log.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
@@ -88,18 +93,24 @@ export const webhookQueryRoutes = ({
     return subscription;
   };
 
+  /** The subscriptions as admins read them: each with how its latest attempts went, read for all at once. */
+  const withStats = async (views: readonly Subscription[]) => {
+    const stats = await deliveryLog.statsOf(views.map((view) => view.id));
+    return views.map((view) => ({
+      ...subscriptionResource(view, openUrl),
+      deliveryStats: stats.get(view.id) ?? noDeliveryStats,
+    }));
+  };
+
   router.get('/webhooks', ...admin('listWebhooks'), async (request, response) => {
     response.set(adminOnly);
-    sendJson(
-      request,
-      response,
-      (await subscriptions.list()).map((view) => subscriptionResource(view, openUrl)),
-    );
+    sendJson(request, response, await withStats(await subscriptions.list()));
   });
 
   router.get('/webhooks/:subscriptionId', ...admin('getWebhook'), async (request, response) => {
     response.set(adminOnly);
-    sendJson(request, response, subscriptionResource(await subscriptionFor(request), openUrl));
+    const [resource] = await withStats([await subscriptionFor(request)]);
+    sendJson(request, response, resource);
   });
 
   router.get(

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryAttempt, DeliveryLog } from '../../webhooks/deliveries/delivery-log.ts';
+import {
+  noDeliveryStats,
+  statsOverAttempts,
+  type DeliveryAttempt,
+  type DeliveryLog,
+} from '../../webhooks/deliveries/delivery-log.ts';
 
 const anAttempt = (subscriptionId: string, second: number, overrides: Partial<DeliveryAttempt> = {}) =>
   ({
@@ -120,6 +125,56 @@ export const deliveryLogContract = (adapterName: string, createLog: () => Promis
         attempts: [shippedLater],
         hasMore: false,
       });
+    });
+
+    it('gives each subscription of a list its stats over its latest 50 attempts, in one call (issue 44)', async () => {
+      expect(statsOverAttempts).toBe(50);
+      const [busy, quiet, gone, none] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+      const minute = (n: number) => `2026-11-21T11:${String(n).padStart(2, '0')}:00.000Z`;
+      // 60 attempts: the 10 oldest failed, then 40 delivered and 10 failed, the newest two at one instant.
+      const old = Array.from({ length: 10 }, (_, i) => anAttempt(busy, 0, { attemptedAt: minute(i) }));
+      const recent = Array.from({ length: 50 }, (_, i) =>
+        anAttempt(busy, 0, {
+          attemptedAt: minute(Math.min(10 + i, 58)),
+          ...(i % 5 === 4 ? {} : { outcome: 'delivered', statusCode: 204 }),
+        }),
+      );
+      // At the same instant the newest is the one with the greater id (a UUIDv7 in the service).
+      const [sameInstantA, sameInstantB] = recent.slice(-2);
+      const newestAtTie = [sameInstantA!, sameInstantB!].sort((a, b) => (a.id < b.id ? 1 : -1))[0]!;
+      await log.recordAll([...recent.slice(25), ...old, ...recent.slice(0, 25)]);
+      await log.record(
+        anAttempt(quiet, 0, { attemptedAt: minute(1), outcome: 'delivered', statusCode: 200 }),
+      );
+      await log.record(anAttempt(quiet, 0, { attemptedAt: minute(2), outcome: 'timeout', statusCode: null }));
+      await log.record(anAttempt(gone, 0, { attemptedAt: minute(3), outcome: 'gone', statusCode: 410 }));
+
+      const stats = await log.statsOf([busy, quiet, gone, none]);
+      expect([...stats.keys()].sort()).toEqual([busy, quiet, gone, none].sort());
+      expect(stats.get(busy)).toEqual({
+        attempts: 50,
+        delivered: 40,
+        successRate: 0.8,
+        lastOutcome: newestAtTie.outcome,
+        lastAttemptAt: minute(58),
+      });
+      expect(stats.get(quiet)).toEqual({
+        attempts: 2,
+        delivered: 1,
+        successRate: 0.5,
+        lastOutcome: 'timeout',
+        lastAttemptAt: minute(2),
+      });
+      expect(stats.get(gone)).toEqual({
+        attempts: 1,
+        delivered: 0,
+        successRate: 0,
+        lastOutcome: 'gone',
+        lastAttemptAt: minute(3),
+      });
+      expect(stats.get(none)).toEqual(noDeliveryStats);
+      expect(await log.statsOf([])).toEqual(new Map());
+      expect((await log.statsOf([quiet])).get(quiet)).toEqual(stats.get(quiet));
     });
 
     it('ignores an attempt recorded twice', async () => {

@@ -129,7 +129,10 @@ describe('webhook subscription', () => {
       .then([removed]);
     for (const command of [
       { type: 'RemoveSubscription', data: { subscriptionId, removedAt: at(6) } },
-      { type: 'RequestTestDelivery', data: { subscriptionId, requestedAt: at(6) } },
+      {
+        type: 'RequestTestDelivery',
+        data: { subscriptionId, eventType: 'webhook.test', requestedAt: at(6) },
+      },
       { type: 'ChangeSubscription', data: { subscriptionId, changes: { active: false }, changedAt: at(6) } },
     ] as const) {
       spec
@@ -166,9 +169,27 @@ describe('webhook subscription', () => {
     const before = subscriptionOf([registered]);
     const after = subscriptionOf([
       registered,
-      { type: 'WebhookTestRequested', data: { subscriptionId, requestedAt: at(1) } },
+      {
+        type: 'WebhookTestRequested',
+        data: { subscriptionId, eventType: 'webhook.test', requestedAt: at(1) },
+      },
       { type: 'WebhookRedeliveryRequested', data: { subscriptionId, deliveryId: 'd', requestedAt: at(2) } },
     ]);
     expect(after).toEqual(before);
+  });
+
+  it('records the event type a test asks an example of, whichever the subscription takes (issue 44)', () => {
+    spec
+      .given([registered])
+      .when({
+        type: 'RequestTestDelivery',
+        data: { subscriptionId, eventType: 'payment.received', requestedAt: at(1) },
+      })
+      .then([
+        {
+          type: 'WebhookTestRequested',
+          data: { subscriptionId, eventType: 'payment.received', requestedAt: at(1) },
+        },
+      ]);
   });
 });

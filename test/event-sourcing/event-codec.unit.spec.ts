@@ -98,6 +98,22 @@ describe('decode: what is read', () => {
     expect(codec.decode({ type: 'OrderShipped', data: shippedV1, schemaVersion: 1 })).toEqual(expected);
   });
 
+  it('reads WebhookTestRequested v1, from before an admin could choose the type, as a test of webhook.test', () => {
+    const subscriptions = createEventCodec(subscriptionEvents);
+    const v1 = { subscriptionId: orderId, requestedAt: at(1) };
+    for (const schemaVersion of [1, undefined]) {
+      expect(
+        subscriptions.decode({
+          type: 'WebhookTestRequested',
+          data: v1,
+          ...(schemaVersion ? { schemaVersion } : {}),
+        }),
+      ).toEqual({ type: 'WebhookTestRequested', data: { ...v1, eventType: 'webhook.test' } });
+    }
+    const v2 = { type: 'WebhookTestRequested', data: { ...v1, eventType: 'order.status_changed' } } as const;
+    expect(subscriptions.decode(subscriptions.encode(v2))).toEqual(v2);
+  });
+
   it('reads an event stored without a version (before versions were kept) as version 1', () => {
     expect(codec.decode({ type: 'OrderShipped', data: shippedV1 })).toEqual({
       type: 'OrderShipped',
@@ -181,14 +197,15 @@ describe('a catalogue', () => {
     }
   });
 
-  it('has OrderShipped, OrderPlaced, OrderCancelled and the URL-bearing subscription events at version 2, every other at 1', () => {
+  it('has OrderShipped, OrderPlaced, OrderCancelled, the URL-bearing subscription events and WebhookTestRequested at version 2, every other at 1', () => {
     const atTwo = ['OrderShipped', 'OrderPlaced', 'OrderCancelled'];
     for (const type of Object.keys(orderEvents) as OrderEvent['type'][]) {
       expect(codec.currentVersion(type), type).toBe(atTwo.includes(type) ? 2 : 1);
     }
-    // A subscription's URL is sealed from version 2 on (it may carry a credential).
+    // A subscription's URL is sealed from version 2 on (it may carry a credential); a test request names
+    // its event type from version 2 on.
     const subscriptions = createEventCodec(subscriptionEvents);
-    const urlAtTwo = ['WebhookSubscriptionRegistered', 'WebhookSubscriptionChanged'];
+    const urlAtTwo = ['WebhookSubscriptionRegistered', 'WebhookSubscriptionChanged', 'WebhookTestRequested'];
     for (const type of Object.keys(subscriptionEvents) as (keyof typeof subscriptionEvents)[]) {
       expect(subscriptions.currentVersion(type), type).toBe(urlAtTwo.includes(type) ? 2 : 1);
     }

@@ -178,6 +178,29 @@ const withoutActions = (order: OrderJson, revision: number | 'current', as: Gold
 };
 
 /**
+ * The fifth: a subscription as admins read it gains `deliveryStats`, over its latest 50 attempts in the
+ * delivery log that release kept (issue 44): consistent in itself, and for the one a 410 disabled, gone.
+ */
+const withoutDeliveryStats = (subscription: Record<string, unknown>) => {
+  const { deliveryStats, ...rest } = subscription;
+  const stats = deliveryStats as {
+    attempts: number;
+    delivered: number;
+    successRate: number | null;
+    lastOutcome: string | null;
+    lastAttemptAt: string | null;
+  };
+  const what = `the delivery stats of subscription ${String(subscription['id'])}`;
+  expect(stats.attempts, what).toBeGreaterThan(0);
+  expect(stats.attempts, what).toBeLessThanOrEqual(50);
+  expect(stats.delivered, what).toBeLessThanOrEqual(stats.attempts);
+  expect(stats.successRate, what).toBe(stats.delivered / stats.attempts);
+  expect(stats.lastAttemptAt, what).toMatch(/^2026-11-25T/);
+  if (subscription['disabledReason'] !== null) expect(stats.lastOutcome, what).toBe('gone');
+  return rest;
+};
+
+/**
  * An answer of this release with the deliberate changes checked and taken out again: what remains must be
  * the recorded bytes. Key order survives, so re-serialising gives the bytes the service would have sent.
  */
@@ -204,6 +227,12 @@ const withoutDeliberateChanges = (recorded: RecordedAnswer, body: string): strin
     const at = revision === null ? 'current' : Number(revision);
     return JSON.stringify(withoutShipment(withoutActions(json as OrderJson, at, recorded.as), at));
   }
+  if (pathname === '/webhooks') {
+    return JSON.stringify((json as Record<string, unknown>[]).map(withoutDeliveryStats));
+  }
+  if (/^\/webhooks\/[^/]+$/.test(pathname)) {
+    return JSON.stringify(withoutDeliveryStats(json as Record<string, unknown>));
+  }
   if (pathname === '/orders') {
     const page = json as { data: OrderJson[] };
     return JSON.stringify({
@@ -220,7 +249,8 @@ export type Answer = Pick<RecordedAnswer, 'status' | 'etag' | 'lastModified' | '
 
 /**
  * The recorded answer, as this release must give it: the same status and Last-Modified; the same bytes but
- * for the deliberate changes (`shipment`, `version`, a webhook URL's origin for auditors, `actions`); the same ETag when the bytes are the same, and the
+ * for the deliberate changes (`shipment`, `version`, a webhook URL's origin for auditors, `actions`,
+ * `deliveryStats`); the same ETag when the bytes are the same, and the
  * hash of the new bytes, the same function as before, when they are not.
  */
 export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) => {

@@ -18,6 +18,7 @@ export type AttemptBody = {
   eventId: string;
   eventType: string;
   attempt: number;
+  attemptedAt: string;
   statusCode: number | null;
   outcome: string;
   error: string | null;

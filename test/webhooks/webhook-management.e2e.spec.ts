@@ -73,7 +73,11 @@ describe('webhook management over HTTP', () => {
     expect(read.headers.get('cache-control')).toBe('private, no-cache');
     const text = await read.text();
     const { secret: _secret, ...withoutSecret } = created;
-    expect(JSON.parse(text)).toEqual(withoutSecret);
+    // A read adds how its deliveries went: none yet.
+    expect(JSON.parse(text)).toEqual({
+      ...withoutSecret,
+      deliveryStats: { attempts: 0, delivered: 0, successRate: null, lastOutcome: null, lastAttemptAt: null },
+    });
     expect(text).not.toContain('secret');
     expect(JSON.stringify(await listed())).not.toContain('secret');
 

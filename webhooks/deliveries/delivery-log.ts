@@ -46,6 +46,47 @@ export type AttemptCursor = { attemptedAt: string; id: string };
 /** Only the attempts with this outcome, of this event type (each when given). */
 export type AttemptFilter = { outcome?: AttemptOutcome; eventType?: string };
 
+/** How many of a subscription's latest attempts its delivery stats are over. */
+export const statsOverAttempts = 50;
+
+/**
+ * How a subscription's latest attempts went (at most `statsOverAttempts`, newest first): how many there
+ * are, how many delivered, their share delivered, and the newest one's outcome and time (null before any).
+ */
+export type DeliveryStats = {
+  attempts: number;
+  delivered: number;
+  /** delivered / attempts, from 0 to 1; null when there is no attempt. */
+  successRate: number | null;
+  lastOutcome: AttemptOutcome | null;
+  lastAttemptAt: string | null;
+};
+
+/** The stats of a subscription without any attempt. */
+export const noDeliveryStats: DeliveryStats = {
+  attempts: 0,
+  delivered: 0,
+  successRate: null,
+  lastOutcome: null,
+  lastAttemptAt: null,
+};
+
+/** The stats from counts and the newest attempt, as both adapters make them. */
+export const deliveryStatsOf = (
+  attempts: number,
+  delivered: number,
+  last: { outcome: AttemptOutcome; attemptedAt: string } | null,
+): DeliveryStats =>
+  attempts === 0 || last === null
+    ? noDeliveryStats
+    : {
+        attempts,
+        delivered,
+        successRate: delivered / attempts,
+        lastOutcome: last.outcome,
+        lastAttemptAt: last.attemptedAt,
+      };
+
 export type DeliveryLog = {
   record(attempt: DeliveryAttempt): Promise<void>;
   /** Several attempts in one write (one round trip); one recorded before is left as it is. */
@@ -59,4 +100,10 @@ export type DeliveryLog = {
     query: { limit: number } & AttemptFilter &
       ({ kind: 'page'; offset: number } | { kind: 'cursor'; after?: AttemptCursor; before?: AttemptCursor }),
   ): Promise<{ attempts: DeliveryAttempt[]; hasMore: boolean; total?: number }>;
+  /**
+   * Each subscription's stats over its latest `statsOverAttempts` attempts (newest first by attemptedAt,
+   * then id, as `list`), for a whole list of subscriptions in one read; one without attempts gets
+   * `noDeliveryStats`. Keyed by subscription id, every one asked for present.
+   */
+  statsOf(subscriptionIds: readonly string[]): Promise<Map<string, DeliveryStats>>;
 };

@@ -1,5 +1,11 @@
 import { MongoBulkWriteError, MongoServerError, type Db, type Filter } from 'mongodb';
-import type { DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
+import {
+  deliveryStatsOf,
+  statsOverAttempts,
+  type DeliveryAttempt,
+  type DeliveryLog,
+  type DeliveryStats,
+} from './delivery-log.ts';
 
 type AttemptDocument = Omit<DeliveryAttempt, 'id'> & { _id: string };
 
@@ -12,6 +18,14 @@ const onlyDuplicateKeys = (error: unknown) =>
     (writeError) => writeError?.code === 11000,
   );
 const newestFirst = { attemptedAt: -1, _id: -1 } as const;
+
+/**
+ * Subscriptions whose latest attempts are read at once, for stats. One MongoDB query cannot bound each
+ * subscription's share of a list ($unionWith, $lookup with a pipeline and $topN would; FerretDB 1.24 has
+ * none of them), and one that does not reads every attempt ever made: so one read per subscription, on
+ * the `newest` index, of at most `statsOverAttempts` outcomes and times, a few in flight at a time.
+ */
+const statsReadsAtOnce = 8;
 
 /** Delivery attempts in MongoDB, one document per attempt. */
 export const createMongoDeliveryLog = async (
@@ -82,6 +96,26 @@ export const createMongoDeliveryLog = async (
         .toArray();
       const page = documents.slice(0, query.limit).map(toAttempt);
       return { attempts: backwards ? page.reverse() : page, hasMore: documents.length > query.limit };
+    },
+
+    async statsOf(subscriptionIds) {
+      const statsOfOne = async (subscriptionId: string): Promise<DeliveryStats> => {
+        const recent = await attempts
+          .find({ subscriptionId }, { projection: { _id: 1, outcome: 1, attemptedAt: 1 } })
+          .sort(newestFirst)
+          .limit(statsOverAttempts)
+          .toArray();
+        const delivered = recent.filter((attempt) => attempt.outcome === 'delivered').length;
+        return deliveryStatsOf(recent.length, delivered, recent[0] ?? null);
+      };
+      const result = new Map<string, DeliveryStats>();
+      const unique = [...new Set(subscriptionIds)];
+      for (let start = 0; start < unique.length; start += statsReadsAtOnce) {
+        const wave = unique.slice(start, start + statsReadsAtOnce);
+        const stats = await Promise.all(wave.map(statsOfOne));
+        wave.forEach((subscriptionId, index) => result.set(subscriptionId, stats[index]!));
+      }
+      return result;
     },
   };
 };

@@ -1,6 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
-import type { DeliveryAttempt, DeliveryLog } from './delivery-log.ts';
+import {
+  deliveryStatsOf,
+  statsOverAttempts,
+  type AttemptOutcome,
+  type DeliveryAttempt,
+  type DeliveryLog,
+  type DeliveryStats,
+} from './delivery-log.ts';
 
 /** Delivery attempts in a node:sqlite table, one JSON document per attempt. */
 export const createSqliteDeliveryLog = (db: DatabaseSync): DeliveryLog => {
@@ -40,6 +47,18 @@ export const createSqliteDeliveryLog = (db: DatabaseSync): DeliveryLog => {
     `SELECT document FROM webhook_delivery_attempts WHERE subscription_id = ? ${matching} AND (attempted_at, id) > (?, ?)
      ORDER BY attempted_at, id LIMIT ?`,
   );
+  // Per subscription asked for (a JSON array), two probes of the newest-first index: its latest attempts,
+  // counted, and its newest one. One statement for a whole list, reading at most 51 rows of each.
+  const stats = db.prepare(
+    `SELECT s.value AS subscriptionId,
+       (SELECT json_object('attempts', count(*), 'delivered', coalesce(sum(outcome = 'delivered'), 0))
+          FROM (SELECT json_extract(document, '$.outcome') AS outcome FROM webhook_delivery_attempts
+                WHERE subscription_id = s.value ORDER BY attempted_at DESC, id DESC LIMIT ?)) AS recent,
+       (SELECT json_object('outcome', json_extract(document, '$.outcome'), 'attemptedAt', attempted_at)
+          FROM webhook_delivery_attempts WHERE subscription_id = s.value
+          ORDER BY attempted_at DESC, id DESC LIMIT 1) AS last
+     FROM json_each(?) AS s`,
+  );
   const attemptsOf = (rows: unknown[]) =>
     rows.map((row) => JSON.parse((row as { document: string }).document) as DeliveryAttempt);
 
@@ -74,6 +93,22 @@ export const createSqliteDeliveryLog = (db: DatabaseSync): DeliveryLog => {
         ? attemptsOf(older.all(...of, query.after.attemptedAt, query.after.id, probe))
         : attemptsOf(newest.all(...of, probe));
       return { attempts: attempts.slice(0, query.limit), hasMore: attempts.length > query.limit };
+    },
+    async statsOf(subscriptionIds) {
+      const result = new Map<string, DeliveryStats>();
+      if (subscriptionIds.length === 0) return result;
+      const rows = stats.all(statsOverAttempts, JSON.stringify(subscriptionIds)) as {
+        subscriptionId: string;
+        recent: string;
+        last: string | null;
+      }[];
+      for (const { subscriptionId, recent, last } of rows) {
+        const { attempts, delivered } = JSON.parse(recent) as { attempts: number; delivered: number };
+        const newest =
+          last === null ? null : (JSON.parse(last) as { outcome: AttemptOutcome; attemptedAt: string });
+        result.set(subscriptionId, deliveryStatsOf(attempts, delivered, newest));
+      }
+      return result;
     },
   };
 };
