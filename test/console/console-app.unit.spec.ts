@@ -3,7 +3,7 @@ import { orderEvents } from '../../domain/orders/order-events.ts';
 import { orderStatuses } from '../../domain/orders/order.ts';
 import { subscriptionEvents } from '../../domain/webhook-subscriptions/subscription-events.ts';
 import { permissions } from '../../domain/identity/permissions.ts';
-import { webhookEventKinds } from '../../domain/webhook-subscriptions/subscription.ts';
+import { testEventTypes, webhookEventKinds } from '../../domain/webhook-subscriptions/subscription.ts';
 import { createServiceDocument } from '../../openapi/service-document.ts';
 import { consolePermissions, may } from '../../query-api/console/app/lib/permissions.js';
 import { changedPaths, containsErased, diffStates } from '../../query-api/console/app/lib/state-diff.js';
@@ -20,6 +20,7 @@ import {
   deliveryOutcomes,
   eventTypes,
   webhookEventKinds as consoleWebhookEventKinds,
+  testEventTypes as consoleTestEventTypes,
   orderStatuses as consoleStatuses,
 } from '../../query-api/console/app/lib/vocabulary.js';
 import { rewriteVendorModule } from '../../query-api/console/console-assets.ts';
@@ -53,6 +54,7 @@ describe('the console keeps to the service', () => {
     const outcomeEnum = /"outcome":\{"type":"string","enum":(\[[^\]]*\])/.exec(document)?.[1];
     expect(JSON.parse(outcomeEnum ?? '[]')).toEqual(deliveryOutcomes);
     expect(consoleWebhookEventKinds).toEqual([...webhookEventKinds]);
+    expect(consoleTestEventTypes).toEqual([...testEventTypes]);
   });
 });
 

@@ -1141,6 +1141,64 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.context().close();
   });
 
+  it("sends a test event of the type chosen and shows its attempt; the list shows the API's success rate (issue 44)", async () => {
+    // A subscription of its own, to the receiver that answers 500, taking payment.received only.
+    const registered = await api(users.admin, '/webhooks', {
+      url: receiver.url,
+      events: ['payment.received'],
+      description: 'Test types (issue 44)',
+    });
+    expect(registered.status).toBe(201);
+    const { id } = (await registered.json()) as { id: string };
+    const page = await signIn(users.admin);
+    const deliveryReads: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/deliveries')) deliveryReads.push(request.url());
+    });
+    await page.goto(`${consoleUrl}/console#/webhooks`);
+    const row = page.locator(`table.subscriptions tbody tr[data-subscription="${id}"]`);
+    await row.waitFor();
+    expect(await row.locator('.last-outcome').innerText()).toBe('no attempt yet');
+
+    await row.getByRole('link', { name: receiver.url }).click();
+    await page.getByRole('heading', { name: 'Subscription' }).waitFor();
+    // A type the subscription does not take: sent all the same, the admin asked for it.
+    await page.getByLabel('Test event of').selectOption('order.status_changed');
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('A test event of order.status_changed was requested.').waitFor();
+    await page
+      .getByText(/New attempt: order\.status_changed, attempt 1, failed \(500\)\./)
+      .waitFor({ timeout: 20_000 });
+    const attemptRow = page.locator('table.attempts tbody tr').filter({ hasText: 'order.status_changed' });
+    expect(await attemptRow.count()).toBeGreaterThanOrEqual(1);
+    const sent = receiver.received.filter(({ json }) => json.type === 'order.status_changed');
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(sent[0]!.json).toMatchObject({ test: true, data: { to: 'shipped' } });
+
+    // Its two retries, 100 ms apart, then dead-lettered: the stats stay as they are from then on.
+    const statsNow = async () =>
+      (
+        (await (await api(users.admin, `/webhooks/${id}`)).json()) as {
+          deliveryStats: { attempts: number; successRate: number; lastOutcome: string };
+        }
+      ).deliveryStats;
+    await expect.poll(async () => (await statsNow()).attempts, { timeout: 20_000 }).toBe(3);
+    const stats = await statsNow();
+
+    // Back on the list: the rate and the last outcome are the API's deliveryStats, read with the list alone.
+    deliveryReads.length = 0;
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).first().click();
+    await row.locator('.last-outcome .badge').waitFor();
+    expect(stats).toMatchObject({ successRate: 0, lastOutcome: 'failed' });
+    expect(await row.locator('.last-outcome .badge').innerText()).toBe(stats.lastOutcome);
+    expect(await row.locator('.success-rate').innerText()).toMatch(
+      new RegExp(`^${Math.round(stats.successRate * 100)} %\\s*of the last ${stats.attempts}$`),
+    );
+    expect(await row.getAttribute('class')).toContain('has-errors');
+    expect(deliveryReads).toEqual([]);
+    await page.context().close();
+  });
+
   it('narrows the audit log to a span of time (issue 44)', async () => {
     // The newest event's minute, as the browser's datetime-local field reads it.
     const newest = (

@@ -50,6 +50,16 @@ export type Subscription = {
   disabledReason: string | null;
   createdAt: string;
   updatedAt: string;
+  /** How its latest 50 attempts went (GET /webhooks, GET /webhooks/{id}). */
+  deliveryStats: DeliveryStats;
+};
+
+export type DeliveryStats = {
+  attempts: number;
+  delivered: number;
+  successRate: number | null;
+  lastOutcome: DeliveryOutcome | null;
+  lastAttemptAt: string | null;
 };
 
 export type DeliveryOutcome =

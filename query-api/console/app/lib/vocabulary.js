@@ -36,3 +36,6 @@ export const deliveryOutcomes = [
 
 /** The kinds of event a webhook subscription may take (domain/webhook-subscriptions/subscription.ts). */
 export const webhookEventKinds = ['order.created', 'order.status_changed', 'payment.received'];
+
+/** What a test event can be of (POST /webhooks/{id}/test): webhook.test, and an example of each kind. */
+export const testEventTypes = ['webhook.test', ...webhookEventKinds];

@@ -24,6 +24,7 @@ import { href, navigate } from '../router.js';
 import { shortId } from '../lib/format.js';
 import { OutcomeChart } from '../charts.js';
 import { SubscriptionFields, SubscriptionState } from './webhooks.js';
+import { testEventTypes } from '../lib/vocabulary.js';
 
 const perPage = '50';
 /** How long the view waits for the attempt a test or retry asked for, reading the log every second. */
@@ -101,10 +102,13 @@ export const WebhookView = ({ api, route }) => {
     setFollowing({ newest: attempts.data?.data[0]?.id ?? null, what, matches });
   };
 
+  // Of any type the service publishes, whether the subscription takes it or not (an example order's).
+  const [testType, setTestType] = useState('webhook.test');
   const test = useAction(async () => {
-    await api.command(`/webhooks/${id}/test`);
-    follow('the test event', (attempt) => attempt.eventType === 'webhook.test');
-    return 'A test event was requested.';
+    const eventType = testType;
+    await api.command(`/webhooks/${id}/test`, { body: { eventType } });
+    follow(`the test event (${eventType})`, (attempt) => attempt.eventType === eventType);
+    return `A test event of ${eventType} was requested.`;
   });
   // PATCH {active: true}: the receiver is expected back (after a 410, or an admin's stop).
   const enable = useAction(async () => {
@@ -162,9 +166,19 @@ export const WebhookView = ({ api, route }) => {
             <h2 id="webhook-actions-heading">Actions</h2>
             ${
               subscription.data.active
-                ? html`<div class="button-row">
+                ? html`<div class="button-row inline-form">
+                  <label for="test-event-type">Test event of</label>
+                  <select
+                    id="test-event-type"
+                    value=${testType}
+                    onChange=${(/** @type {Event} */ event) =>
+                      setTestType(/** @type {HTMLSelectElement} */ (event.currentTarget).value)}
+                  >
+                    ${testEventTypes.map((name) => html`<option value=${name}>${name}</option>`)}
+                  </select>
                   <button type="button" onClick=${() => test.run()} disabled=${test.busy}>Send a test event</button>
-                </div>`
+                </div>
+                <p class="hint">An order’s type sends the fixed example order, marked <code>"test": true</code>, whether the subscription takes that type or not.</p>`
                 : html`<p class="hint">A disabled subscription receives nothing, a test event included: enable it first.</p>
                   <div class="button-row">
                     <button type="button" onClick=${() => enable.run()} disabled=${enable.busy}>Enable again</button>
@@ -204,9 +218,7 @@ export const WebhookView = ({ api, route }) => {
               filterBy({ eventType: /** @type {HTMLSelectElement} */ (event.currentTarget).value })}
           >
             <option value="">Any event type</option>
-            ${[...(subscription.data?.events ?? []), 'webhook.test'].map(
-              (name) => html`<option value=${name}>${name}</option>`,
-            )}
+            ${testEventTypes.map((name) => html`<option value=${name}>${name}</option>`)}
           </select>
         </div>
       </div>

@@ -1,10 +1,11 @@
 /**
  * Webhook subscriptions (admins): each with its state, events, why it was disabled, and how its recent
- * deliveries went (the last outcome, and the share delivered of its last attempts), so that a failing one
- * stands out; and registering a new one (POST /webhooks), whose secret is shown once.
+ * deliveries went (the last outcome, and the share delivered of its last attempts, as the API's
+ * `deliveryStats` say), so that a failing one stands out; and registering a new one (POST /webhooks), whose
+ * secret is shown once.
  *
  * @typedef {import('../types.js').Subscription} Subscription
- * @typedef {import('../types.js').DeliveryAttempt} DeliveryAttempt
+ * @typedef {import('../types.js').DeliveryStats} DeliveryStats
  * @typedef {import('./orders.js').ViewProps} ViewProps
  */
 import { html } from '../html.js';
@@ -13,9 +14,6 @@ import { Loading, ProblemMessage, Time, ViewHeading, useAction, useLoad } from '
 import { href } from '../router.js';
 import { webhookEventKinds } from '../lib/vocabulary.js';
 
-/** How many of a subscription's latest attempts its success rate is over. */
-const recentAttempts = 50;
-
 /** @param {{ subscription: Subscription }} props */
 export const SubscriptionState = ({ subscription }) =>
   subscription.active
@@ -23,35 +21,22 @@ export const SubscriptionState = ({ subscription }) =>
     : html`<span class="badge state-disabled">disabled</span>`;
 
 /**
- * The last outcome and the share delivered of a subscription's latest attempts.
+ * Whether a subscription's latest deliveries did not all go through: its row stands out.
  *
- * @param {DeliveryAttempt[]} attempts newest first
+ * @param {DeliveryStats} stats
  */
-export const deliveryHealth = (attempts) => {
-  const last = attempts[0];
-  if (!last) return null;
-  const delivered = attempts.filter((attempt) => attempt.outcome === 'delivered').length;
-  return { last, rate: delivered / attempts.length, over: attempts.length };
-};
+export const isFailing = (stats) => stats.successRate !== null && stats.successRate < 1;
 
 /** @param {ViewProps} props */
 export const WebhooksView = ({ api }) => {
   useEffect(() => {
     document.title = 'Webhooks · Order console';
   }, []);
-  const subscriptions = useLoad(async () => {
-    const list = /** @type {Subscription[]} */ ((await api.get('/webhooks')).body);
-    // Each one's latest attempts, read side by side: how its deliveries go.
-    const health = await Promise.all(
-      list.map(async (subscription) => {
-        const page = (
-          await api.get(`/webhooks/${subscription.id}/deliveries?perPage=${recentAttempts}&cursor=`)
-        ).body;
-        return deliveryHealth(/** @type {{ data: DeliveryAttempt[] }} */ (page).data);
-      }),
-    );
-    return list.map((subscription, index) => ({ subscription, health: health[index] ?? null }));
-  }, []);
+  // Each with how its latest deliveries went (deliveryStats), in the one answer.
+  const subscriptions = useLoad(
+    async () => /** @type {Subscription[]} */ ((await api.get('/webhooks')).body),
+    [],
+  );
   return html`<section aria-labelledby="view-heading">
     <${ViewHeading}>Webhooks</${ViewHeading}>
     <p class="lead">Subscribers and what they receive. Open one for its delivery attempts, retries, secret and settings.</p>
@@ -66,23 +51,22 @@ export const WebhooksView = ({ api }) => {
           <thead><tr><th scope="col">Receiver</th><th scope="col">State</th><th scope="col">Last outcome</th><th scope="col" class="number">Delivered</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Registered</th></tr></thead>
           <tbody>
             ${subscriptions.data.map(
-              ({
+              (
                 subscription,
-                health,
-              }) => html`<tr data-subscription=${subscription.id} class=${health && health.rate < 1 ? 'has-errors' : ''}>
+              ) => html`<tr data-subscription=${subscription.id} class=${isFailing(subscription.deliveryStats) ? 'has-errors' : ''}>
                 <th scope="row"><a href=${href(`/webhooks/${subscription.id}`)}>${subscription.url}</a></th>
                 <td>
                   <${SubscriptionState} subscription=${subscription} />
                   ${subscription.disabledReason ? html`<p class="hint">${subscription.disabledReason}</p>` : null}
                 </td>
                 <td class="last-outcome">${
-                  health
-                    ? html`<span class=${`badge outcome-${health.last.outcome}`}>${health.last.outcome}</span> <${Time} iso=${health.last.attemptedAt} />`
+                  subscription.deliveryStats.lastOutcome && subscription.deliveryStats.lastAttemptAt
+                    ? html`<span class=${`badge outcome-${subscription.deliveryStats.lastOutcome}`}>${subscription.deliveryStats.lastOutcome}</span> <${Time} iso=${subscription.deliveryStats.lastAttemptAt} />`
                     : html`<span class="muted">no attempt yet</span>`
                 }</td>
                 <td class="number success-rate">${
-                  health
-                    ? html`${Math.round(health.rate * 100)} %<span class="hint"> of the last ${health.over}</span>`
+                  subscription.deliveryStats.successRate !== null
+                    ? html`${Math.round(subscription.deliveryStats.successRate * 100)} %<span class="hint"> of the last ${subscription.deliveryStats.attempts}</span>`
                     : html`<span class="muted">—</span>`
                 }</td>
                 <td>${subscription.events.join(', ')}</td>
