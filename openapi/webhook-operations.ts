@@ -109,6 +109,22 @@ const deliveryAttempt = z
     deadLettered: z
       .boolean()
       .meta({ description: 'The retry schedule ran out: the delivery waits for an admin’s retry.' }),
+    request: z
+      .strictObject({
+        headers: z.record(z.string(), z.string()).meta({
+          description:
+            'The headers sent, names lower-cased. webhook-signature keeps each signature’s version and first 8 characters, then …: enough to tell signatures apart, not to forge one.',
+        }),
+        body: z.unknown().meta({
+          description:
+            'The JSON body sent (the event’s public form), its personal fields as readable now: "[erased]" once the customer was erased.',
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          'The request that was sent. Absent from an attempt recorded before requests were kept (before this release), and from a cancelled attempt, which sent nothing.',
+      }),
   })
   .meta({ id: 'DeliveryAttempt' });
 

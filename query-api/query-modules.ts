@@ -93,6 +93,7 @@ export const queryModules = (deps: {
       consistencyTimeoutMs: config.consistencyTimeoutMs,
       consistencyTokens,
       webhookCipher,
+      reveal,
     }),
     identityQueryModule({ users: deps.users, authenticator, reveal }),
     consoleModule({

@@ -2,10 +2,14 @@ import type { Logger } from 'pino';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import { createOrderedIds } from '../infrastructure/ordered-ids.ts';
 import { signatureHeader } from '../infrastructure/outbound-http/standard-webhooks.ts';
-import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
+import {
+  sentHeaders,
+  type WebhookPoster,
+  type WebhookRequest,
+} from '../infrastructure/outbound-http/webhook-poster.ts';
 import { withLegacyTokensSealed } from '../infrastructure/personal-data/field-cipher.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
-import type { DeliveryAttempt } from '../webhooks/deliveries/delivery-log.ts';
+import type { DeliveryAttempt, SentRequest } from '../webhooks/deliveries/delivery-log.ts';
 import { nextAttemptNumber, type Delivery, type Settlement } from '../webhooks/deliveries/delivery-queue.ts';
 import type { LiveSubscriptionView } from '../webhooks/subscription-view.ts';
 import { openWebhookUrl } from '../webhooks/webhook-url.ts';
@@ -17,6 +21,25 @@ import type { SubscriptionCache } from './subscription-cache.ts';
 
 /** What the receiver's answer body keeps of it in the attempt log. */
 const maxStoredBody = 65_536;
+
+/** Each signature of the header cut to its version and first 8 characters: not usable, still told apart. */
+export const truncatedSignature = (header: string) =>
+  header
+    .split(' ')
+    .map((signature) => {
+      const comma = signature.indexOf(',');
+      return `${signature.slice(0, comma + 1)}${signature.slice(comma + 1, comma + 9)}…`;
+    })
+    .join(' ');
+
+/** What an attempt's log keeps of the request: the sealed body, and the headers with no usable signature. */
+const keptRequest = (request: WebhookRequest, sealedBody: string): SentRequest => {
+  const headers = sentHeaders(request);
+  if (headers['webhook-signature'] !== undefined) {
+    headers['webhook-signature'] = truncatedSignature(headers['webhook-signature']);
+  }
+  return { headers, body: JSON.parse(sealedBody) as unknown };
+};
 
 export type AttemptDeps = {
   subscriptions: SubscriptionCache;
@@ -93,12 +116,14 @@ export const createDeliveryAttempt = (deps: AttemptDeps) => {
     const subscription = await deps.subscriptions.get(delivery.subscriptionId);
     if (!subscription || subscription.status !== 'active') return cancel(delivery, at);
     // Sealed in the retry state; one kept by the first personal-data release holds bare tokens.
-    const body = await deps.reveal(withLegacyTokensSealed(delivery.body));
-    const response = await deps.poster.post({
+    const sealedBody = withLegacyTokensSealed(delivery.body);
+    const body = await deps.reveal(sealedBody);
+    const request: WebhookRequest = {
       url: openWebhookUrl(cipher, subscription.url, subscription.id),
       headers: signedHeaders(subscription, delivery, body, at),
       body,
-    });
+    };
+    const response = await deps.poster.post(request);
     deps.answered(delivery);
     const judgement = judge(response, at);
     const settlement = settlementFor(judgement, delivery.attempts + 1, at, deps.retryPolicy);
@@ -112,6 +137,7 @@ export const createDeliveryAttempt = (deps: AttemptDeps) => {
       nextAttemptAt:
         settlement.status === 'pending' ? new Date(settlement.nextAttemptAt).toISOString() : null,
       deadLettered: settlement.status === 'dead' && judgement.outcome !== 'gone',
+      request: keptRequest(request, sealedBody),
     });
     const settled = await writer.recordAndSettle(logged, delivery, settlement);
     metrics.attempted(outcomeOf(judgement, settlement));

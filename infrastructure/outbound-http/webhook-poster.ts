@@ -38,6 +38,14 @@ export type WebhookPoster = {
 
 const userAgent = 'order-service-webhooks/1';
 
+/** The headers the poster sends with a request, names lower-cased: what an attempt's log keeps of them. */
+export const sentHeaders = (request: WebhookRequest): Record<string, string> => ({
+  'content-type': 'application/json',
+  'user-agent': userAgent,
+  ...Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value])),
+  'content-length': String(Buffer.byteLength(request.body)),
+});
+
 /**
  * Resolves through `resolve`, refuses forbidden addresses, and hands net exactly the addresses it checked:
  * the check and the connection see the same answer, so DNS rebinding after registration gets nowhere.

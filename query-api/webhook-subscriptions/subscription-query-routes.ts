@@ -8,6 +8,7 @@ import type { Operation } from '../../domain/identity/permissions.ts';
 import { notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { sendJson } from '../../infrastructure/http/representation.ts';
+import { sendRevealedJson, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { GlobalPosition } from '../../infrastructure/event-store/event-store.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
@@ -39,6 +40,8 @@ export type WebhookQueryDeps = {
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
   /** Opens the sealed URLs: admins read them whole. */
   webhookCipher: Pick<SecretCipher, 'open'>;
+  /** Opens the personal fields of the bodies the attempts sent ("[erased]" once erased). */
+  reveal: Reveal;
 };
 
 const noSuchSubscription = 'There is no webhook subscription with this id.';
@@ -79,6 +82,7 @@ export const webhookQueryRoutes = ({
   consistencyTimeoutMs,
   consistencyTokens,
   webhookCipher,
+  reveal,
 }: WebhookQueryDeps): Router => {
   const router = createRouter();
   const auth = authenticate(authenticator);
@@ -135,7 +139,7 @@ export const webhookQueryRoutes = ({
           offset: (page - 1) * query.perPage,
           limit: query.perPage,
         });
-        return sendJson(request, response, {
+        return sendRevealedJson(reveal, request, response, {
           meta: { total: total ?? 0, page, perPage: query.perPage },
           data: attempts,
         });
@@ -159,7 +163,7 @@ export const webhookQueryRoutes = ({
               ...filter,
             }).toString()}`
           : null;
-      sendJson(request, response, {
+      await sendRevealedJson(reveal, request, response, {
         meta: { perPage: query.perPage },
         links: cursorLinks({ direction: decoded?.direction, hasMore, items: attempts, link }),
         data: attempts,

@@ -177,6 +177,29 @@ export const deliveryLogContract = (adapterName: string, createLog: () => Promis
       expect((await log.statsOf([quiet])).get(quiet)).toEqual(stats.get(quiet));
     });
 
+    it('keeps the request an attempt sent, its sealed body as given, and one recorded before it was kept without', async () => {
+      const subscriptionId = randomUUID();
+      const before = anAttempt(subscriptionId, 1);
+      const sent = anAttempt(subscriptionId, 2, {
+        request: {
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': 'evt_1',
+            'webhook-signature': 'v1,abcdefgh…',
+          },
+          body: {
+            type: 'order.created',
+            data: { shippingAddress: { line1: 'pd1.sealed-token', country: 'FR' }, lines: [{ quantity: 2 }] },
+          },
+        },
+      });
+      await log.record(before);
+      await log.recordAll([sent]);
+      const { attempts } = await log.list(subscriptionId, { kind: 'page', offset: 0, limit: 10 });
+      expect(attempts).toEqual([sent, before]);
+      expect(attempts[1]).not.toHaveProperty('request');
+    });
+
     it('ignores an attempt recorded twice', async () => {
       const subscriptionId = randomUUID();
       const attempt = anAttempt(subscriptionId, 1);

@@ -38,7 +38,19 @@ export type DeliveryAttempt = {
   nextAttemptAt: string | null;
   /** The retry schedule ran out: the delivery waits for an admin's retry. */
   deadLettered: boolean;
+  /**
+   * The request that was sent; absent from attempts recorded before it was kept, and from a cancelled
+   * attempt (nothing was sent).
+   */
+  request?: SentRequest;
 };
+
+/**
+ * The request of an attempt: its headers (names lower-cased; the signature cut to its version and first 8
+ * characters, so no usable signature is kept) and its JSON body with the personal fields sealed as the
+ * delivery keeps them (opened on the way out, "[erased]" once erased).
+ */
+export type SentRequest = { headers: Record<string, string>; body: unknown };
 
 /** A place in the log, newest first: stable under new attempts, since it names an attempt. */
 export type AttemptCursor = { attemptedAt: string; id: string };
