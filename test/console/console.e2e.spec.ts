@@ -724,7 +724,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
       .nth(before - 1)
       .waitFor();
     expect(await page.locator('.badge.dead-lettered').count()).toBe(1);
-    await page.locator('table.attempts summary').first().click();
+    await page.locator('table.attempts summary', { hasText: 'Body' }).first().click();
     await page.getByText('receiver is down for maintenance').first().waitFor();
     expect(await page.getByRole('img', { name: /Delivery outcomes over time/ }).count()).toBe(1);
     // Its y-axis reads whole numbers, none twice; a span of time is a bar, not the whole plot (issue 44, bug 7).
@@ -1174,6 +1174,23 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     const sent = receiver.received.filter(({ json }) => json.type === 'order.status_changed');
     expect(sent.length).toBeGreaterThanOrEqual(1);
     expect(sent[0]!.json).toMatchObject({ test: true, data: { to: 'shipped' } });
+
+    // What an attempt sent, per attempt: its headers (the signature cut short) and the body the receiver got.
+    const firstAttempt = attemptRow.last();
+    await firstAttempt.locator('.request-sent summary').click();
+    const headers = firstAttempt.locator('.request-sent dl.headers');
+    const headerValue = async (name: string) =>
+      headers
+        .locator('dt', { hasText: new RegExp(`^${name}$`) })
+        .locator('xpath=following-sibling::dd[1]')
+        .innerText();
+    expect(await headerValue('webhook-id')).toBe(sent[0]!.headers['webhook-id']);
+    expect(await headerValue('content-type')).toBe('application/json');
+    expect(await headerValue('webhook-signature')).toMatch(/^v1,.{8}…$/);
+    const bodyShown = JSON.parse(
+      await firstAttempt.getByLabel('Body sent with attempt 1').innerText(),
+    ) as unknown;
+    expect(bodyShown).toEqual(sent[0]!.json);
 
     // Its two retries, 100 ms apart, then dead-lettered: the stats stay as they are from then on.
     const statsNow = async () =>

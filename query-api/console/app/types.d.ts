@@ -81,6 +81,8 @@ export type DeliveryAttempt = {
   nextAttemptAt: string | null;
   deadLettered: boolean;
   outcome: DeliveryOutcome;
+  /** What the attempt sent; absent when it sent nothing or was recorded before requests were kept. */
+  request?: { headers: Record<string, string>; body: unknown };
 };
 
 export type Problem = {

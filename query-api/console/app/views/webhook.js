@@ -282,6 +282,7 @@ const AttemptTable = ({ attempts, filtered, onRetry, busy }) => {
           <th scope="col" class="number">Status</th>
           <th scope="col" class="number">Duration</th>
           <th scope="col">Next attempt</th>
+          <th scope="col">Request</th>
           <th scope="col">Response</th>
           <th scope="col"><span class="visually-hidden">Actions</span></th>
         </tr>
@@ -307,6 +308,7 @@ const AttemptTable = ({ attempts, filtered, onRetry, busy }) => {
                   ? html`<${Time} iso=${attempt.nextAttemptAt} />`
                   : html`<span class="muted">none</span>`
             }</td>
+            <td><${RequestSent} attempt=${attempt} /></td>
             <td>
               ${attempt.error ? html`<p class="hint">${attempt.error}</p>` : null}
               ${
@@ -332,6 +334,25 @@ const AttemptTable = ({ attempts, filtered, onRetry, busy }) => {
       </tbody>
     </table>
   </div>`;
+};
+
+/**
+ * What an attempt sent: its headers (the signature cut short by the API) and its body, as the receiver got
+ * it but with a customer's erased fields as the API reads them now. Absent from an attempt that sent
+ * nothing (cancelled) and from those recorded before requests were kept.
+ * @param {{ attempt: import('../types.js').DeliveryAttempt }} props
+ */
+const RequestSent = ({ attempt }) => {
+  if (!attempt.request)
+    return html`<span class="muted">${attempt.outcome === 'cancelled' ? 'nothing sent' : 'not kept'}</span>`;
+  const { headers, body } = attempt.request;
+  return html`<details class="request-sent">
+    <summary>Sent<span class="visually-hidden"> with attempt ${attempt.attempt} of ${attempt.eventType}</span></summary>
+    <dl class="headers">
+      ${Object.entries(headers).map(([name, value]) => html`<dt>${name}</dt><dd><code>${value}</code></dd>`)}
+    </dl>
+    <pre tabindex="0" aria-label=${`Body sent with attempt ${attempt.attempt}`}>${JSON.stringify(body, null, 2)}</pre>
+  </details>`;
 };
 
 /** Rotating the signing secret: asked twice, and the new secret shown once. @param {{ api: import('../api.js').Api, id: string }} props */
