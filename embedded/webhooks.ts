@@ -105,7 +105,12 @@ export const startEmbeddedWebhooks = async ({
     /** The retry state, which an admin's retry of a delivery reads. */
     deliveries: queue,
     /** What its query half reads. */
-    querySide: { readModel: subscriptions, deliveryLog, progress: subscriptionProjection },
+    querySide: {
+      readModel: subscriptions,
+      deliveryLog,
+      deliveryQueue: queue,
+      progress: subscriptionProjection,
+    },
     async stop() {
       // The relay's batch in hand may be waiting (up to 30 s) for the subscription projection, which cannot
       // advance while the read store fails (a full or read-only disk): the group's stop ends such waits at

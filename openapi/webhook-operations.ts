@@ -10,7 +10,10 @@ import {
 } from '../command-api/webhook-subscriptions/subscription-schemas.ts';
 import { testEventTypes, webhookEventKinds } from '../domain/webhook-subscriptions/subscription.ts';
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
-import { deliveriesQuery } from '../query-api/webhook-subscriptions/subscription-query-routes.ts';
+import {
+  deliveriesQuery,
+  pendingDeliveriesQuery,
+} from '../query-api/webhook-subscriptions/subscription-query-routes.ts';
 import { statsOverAttempts } from '../webhooks/deliveries/delivery-log.ts';
 import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
 
@@ -127,6 +130,33 @@ const deliveryAttempt = z
       }),
   })
   .meta({ id: 'DeliveryAttempt' });
+
+const pendingDelivery = z
+  .strictObject({
+    deliveryId: z.uuid().meta({ description: 'The delivery, for POST …/deliveries/{deliveryId}/retry.' }),
+    eventId: z.string().meta({ description: 'The event’s id: the webhook-id header.' }),
+    eventType: z.string(),
+    orderingKey: z.string().meta({
+      description:
+        'Deliveries of one key (an order’s id, for an order’s events) go to the subscription one at a time, in the order’s event order.',
+    }),
+    state: z.enum(['scheduled', 'retrying', 'waiting']).meta({
+      description:
+        '`waiting`: behind an earlier delivery of its key that is not settled yet (`waitingBehind`), sent once that one is delivered or dead-lettered; `retrying`: an attempt failed and the next is at `nextAttemptAt`; `scheduled`: not attempted yet, due at `nextAttemptAt`.',
+    }),
+    attemptsMade: z.int().min(0).meta({ description: 'Attempts so far, an admin’s retries included.' }),
+    nextAttemptAt: timestamp
+      .nullable()
+      .meta({ description: 'When it is attempted next; null while waiting.' }),
+    acceptedAt: timestamp.meta({
+      description: 'When the dispatcher accepted the event for this subscription.',
+    }),
+    waitingBehind: z
+      .uuid()
+      .nullable()
+      .meta({ description: 'The delivery it waits behind (the head of its key); null when it is the head.' }),
+  })
+  .meta({ id: 'PendingDelivery' });
 
 const subscriptionPath = z.object({ subscriptionId: z.uuid() });
 const adminProblems = { forbidden: 'The caller is not an admin.' } as const;
@@ -288,6 +318,33 @@ export const webhookOperations: ApiOperation[] = [
     problems: {
       ...readProblems,
       'validation-failed': 'A query parameter is invalid, or page and cursor were both given.',
+      'not-found': noSuchSubscription,
+    },
+  },
+  {
+    method: 'get',
+    path: '/webhooks/{subscriptionId}/deliveries/pending',
+    operationId: 'listPendingWebhookDeliveries',
+    tag: 'webhooks',
+    summary: 'The deliveries not settled yet, oldest first: scheduled, retrying, or waiting behind another',
+    description:
+      'The dispatcher’s retry state as it is now: every delivery accepted for the subscription and not yet delivered, dead-lettered or cancelled, including those queued behind a failing delivery of the same order, which have no attempt to show under …/deliveries. Read from the retry state at each request; a Consistency-Token waits for the subscription itself.',
+    access: accessDescription('listPendingWebhookDeliveries'),
+    params: subscriptionPath,
+    query: pendingDeliveriesQuery,
+    headers: consistencyTokenHeader,
+    responses: adminRead(
+      'The oldest pending deliveries; `meta.more` says whether there are others after them.',
+      z
+        .strictObject({
+          meta: z.strictObject({ limit: z.int().min(1).max(100), more: z.boolean() }),
+          data: z.array(pendingDelivery),
+        })
+        .meta({ id: 'PendingDeliveryList' }),
+    ),
+    problems: {
+      ...readProblems,
+      'validation-failed': 'limit is not a whole number from 1 to 100, or the query has another parameter.',
       'not-found': noSuchSubscription,
     },
   },

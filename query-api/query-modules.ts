@@ -12,6 +12,7 @@ import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import type { DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
+import type { DeliveryQueue } from '../webhooks/deliveries/delivery-queue.ts';
 import type { WebhookSubscriptionReadModel } from '../projections/webhook-subscriptions/subscription-read-model.ts';
 import type { UserStore } from '../identity/users.ts';
 import { auditModule } from './audit/audit-module.ts';
@@ -41,6 +42,7 @@ export const queryModules = (deps: {
   subscriptions: {
     readModel: WebhookSubscriptionReadModel;
     deliveryLog: DeliveryLog;
+    deliveryQueue: Pick<DeliveryQueue, 'pendingOf'>;
     progress: ProjectionProgress;
   };
   catalog: CatalogStore;
@@ -87,6 +89,7 @@ export const queryModules = (deps: {
     subscriptionsQueryModule({
       subscriptions: deps.subscriptions.readModel,
       deliveryLog: deps.subscriptions.deliveryLog,
+      deliveryQueue: deps.subscriptions.deliveryQueue,
       progress: deps.subscriptions.progress,
       headPosition: () => eventStore.headPosition(),
       authenticator,

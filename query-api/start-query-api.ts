@@ -48,6 +48,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
         subscriptions: {
           readModel: await stores.subscriptions(),
           deliveryLog: await stores.deliveryLog(),
+          deliveryQueue: await stores.deliveryQueue(),
           progress: progress.subscriptions,
         },
         catalog: await stores.catalog(),

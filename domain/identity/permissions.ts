@@ -56,6 +56,7 @@ export const permissions = {
   rotateWebhookSecret: adminOnly,
   testWebhook: adminOnly,
   listWebhookDeliveries: adminOnly,
+  listPendingWebhookDeliveries: adminOnly,
   retryWebhookDelivery: adminOnly,
   eraseUser: adminOnly,
 } as const satisfies Record<string, Grants>;

@@ -22,6 +22,8 @@ import {
   type DeliveryAttempt,
   type DeliveryLog,
 } from '../../webhooks/deliveries/delivery-log.ts';
+import type { DeliveryQueue } from '../../webhooks/deliveries/delivery-queue.ts';
+import { pendingDeliveryResource } from '../../webhooks/deliveries/pending-delivery-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
@@ -30,6 +32,8 @@ import type { ConsistencyTokens } from '../../infrastructure/http/consistency-to
 export type WebhookQueryDeps = {
   subscriptions: WebhookSubscriptionReadModel;
   deliveryLog: DeliveryLog;
+  /** The dispatcher's retry state: the deliveries not settled yet. */
+  deliveryQueue: Pick<DeliveryQueue, 'pendingOf'>;
   /** The subscription projection's progress, for Consistency-Token. */
   progress: ProjectionProgress;
   /** The log's last position, to refuse a Consistency-Token beyond it. */
@@ -66,6 +70,16 @@ export const deliveriesQuery = z.strictObject({
     .meta({ description: 'Only the attempts of this event type, e.g. order.shipped or webhook.test.' }),
 });
 
+export const pendingDeliveriesQuery = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100')
+    .transform(Number)
+    .pipe(z.int().min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100'))
+    .default(50)
+    .meta({ description: 'How many, oldest first: from 1 to 100 (default 50).' }),
+});
+
 /** Admin configuration: kept by the admin's browser only, revalidated on each use. */
 const adminOnly = { 'Cache-Control': 'private, no-cache' };
 
@@ -76,6 +90,7 @@ const adminOnly = { 'Cache-Control': 'private, no-cache' };
 export const webhookQueryRoutes = ({
   subscriptions,
   deliveryLog,
+  deliveryQueue,
   progress,
   headPosition,
   authenticator,
@@ -168,6 +183,18 @@ export const webhookQueryRoutes = ({
         links: cursorLinks({ direction: decoded?.direction, hasMore, items: attempts, link }),
         data: attempts,
       });
+    },
+  );
+
+  router.get(
+    '/webhooks/:subscriptionId/deliveries/pending',
+    ...admin('listPendingWebhookDeliveries'),
+    async (request, response) => {
+      const { id } = await subscriptionFor(request);
+      const { limit } = parseInput(pendingDeliveriesQuery, request.query, 'query');
+      const { deliveries, more } = await deliveryQueue.pendingOf(id, limit);
+      response.set(adminOnly);
+      sendJson(request, response, { meta: { limit, more }, data: deliveries.map(pendingDeliveryResource) });
     },
   );
 

@@ -81,6 +81,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
   let receiver: WebhookReceiver;
   /** A receiver that is gone (410): its subscription is disabled, and the console says why. */
   let goneReceiver: WebhookReceiver;
+  let slowReceiver: WebhookReceiver;
   /** In the distributed mode, its four processes. */
   let processes: Processes | undefined;
   const users = {} as Record<
@@ -230,6 +231,8 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     mkdirSync(join(screenshots, 'readme'), { recursive: true });
     receiver = await startWebhookReceiver(() => ({ status: 500, body: 'receiver is down for maintenance' }));
     goneReceiver = await startWebhookReceiver(() => ({ status: 410 }));
+    // Answers after 6 s (within the 10 s an attempt may take): meanwhile its line's next delivery waits.
+    slowReceiver = await startWebhookReceiver(() => ({ status: 204, delayMs: 6000 }));
     service = await startTestService(
       // A failing delivery is dead-lettered after two retries, 100 ms apart: the admin's retry is then seen.
       { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '100,100' },
@@ -265,6 +268,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await service?.stop();
     await receiver?.stop();
     await goneReceiver?.stop();
+    await slowReceiver?.stop();
     process.stdout.write(
       `[console] ${views.length} views checked with axe-core and photographed in ${screenshots}\n`,
     );
@@ -1213,6 +1217,53 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     );
     expect(await row.getAttribute('class')).toContain('has-errors');
     expect(deliveryReads).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows the deliveries waiting behind one the receiver has not answered yet, until both are delivered (issue 44)', async () => {
+    const registered = await api(users.admin, '/webhooks', {
+      url: slowReceiver.url,
+      events: ['order.created', 'order.status_changed'],
+      description: 'Slow warehouse',
+    });
+    expect(registered.status).toBe(201);
+    const { id } = (await registered.json()) as { id: string };
+    const { id: orderId } = await placeOrder(users.customer, '1004');
+    expect((await api(users.customer, `/orders/${orderId}/cancel`, {})).status).toBe(200);
+    await slowReceiver.waitFor((all) => all.length >= 1);
+
+    const page = await signIn(users.admin);
+    await page.goto(`${consoleUrl}/console#/webhooks/${id}`);
+    const section = page.getByRole('region', { name: 'Waiting to be delivered' });
+    const rows = section.locator('table.pending tbody tr');
+    await rows.nth(1).waitFor();
+    expect(await rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-state')))).toEqual([
+      'scheduled',
+      'waiting',
+    ]);
+    const [created, cancelled] = [rows.nth(0), rows.nth(1)];
+    expect(await created.locator('td:nth-child(2)').innerText()).toMatch(/^order\.created /);
+    expect(await cancelled.locator('td:nth-child(2)').innerText()).toMatch(/^order\.status_changed /);
+    expect(await cancelled.locator('td:nth-child(3) code').getAttribute('title')).toBe(orderId);
+    const head = await created.getAttribute('data-delivery');
+    expect(await cancelled.locator('td:nth-child(6) code').getAttribute('title')).toBe(head);
+    expect(await cancelled.innerText()).toContain('sent once the delivery ahead of it is delivered');
+    // The waiting delivery has no attempt yet: only the pending list shows it.
+    expect(await page.locator('table.attempts tbody tr').count()).toBe(0);
+
+    await slowReceiver.waitFor((all) => all.some(({ json }) => json.type === 'order.status_changed'));
+    await expect
+      .poll(
+        async () =>
+          ((await (await api(users.admin, `/webhooks/${id}/deliveries/pending`)).json()) as { data: [] }).data
+            .length,
+        { timeout: 20_000 },
+      )
+      .toBe(0);
+    // The queue moved on its own; the operator reads it again.
+    await section.getByRole('button', { name: 'Read again' }).click();
+    await section.getByText('Nothing waiting: every delivery accepted so far was settled.').waitFor();
+    expect(await rows.count()).toBe(0);
     await page.context().close();
   });
 

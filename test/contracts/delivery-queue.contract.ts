@@ -117,6 +117,61 @@ export const deliveryQueueContract = (adapterName: string, createQueue: () => Pr
       expect((await dueFor(subscriptionId)).map((d) => d.id)).toEqual([third!.id]);
     });
 
+    it("lists a subscription's pending deliveries oldest first, each naming the head of its line it waits behind", async () => {
+      const subscriptionId = randomUUID();
+      const [orderA, orderB] = [randomUUID(), randomUUID()];
+      const at = (seconds: number) => t0 + seconds * 1000;
+      const headA = aDelivery(subscriptionId, { orderingKey: orderA, sequence: 0, createdAt: at(1) });
+      const behindA1 = aDelivery(subscriptionId, { orderingKey: orderA, sequence: 1, createdAt: at(2) });
+      const behindA2 = aDelivery(subscriptionId, { orderingKey: orderA, sequence: 2, createdAt: at(4) });
+      const onlyB = aDelivery(subscriptionId, { orderingKey: orderB, sequence: 5, createdAt: at(3) });
+      const settled = aDelivery(subscriptionId, { createdAt: at(0) });
+      const elsewhere = aDelivery(randomUUID(), { orderingKey: orderA, sequence: 0, createdAt: at(0) });
+      await queue.enqueue([behindA2, onlyB, settled, headA, elsewhere, behindA1]);
+      await queue.claim(settled.id, { owner: 'a', now: t0, leaseUntil: t0 + 30_000 });
+      await queue.settle(settled.id, 'a', { status: 'delivered' });
+      // The head failed once and waits for its retry; those behind it wait for it.
+      await queue.claim(headA.id, { owner: 'a', now: at(1), leaseUntil: at(31) });
+      await queue.settle(headA.id, 'a', { status: 'pending', nextAttemptAt: at(60) });
+
+      const { deliveries, more } = await queue.pendingOf(subscriptionId, 10);
+      expect(more).toBe(false);
+      expect(deliveries).toEqual([
+        {
+          id: headA.id,
+          eventId: headA.eventId,
+          eventType: headA.eventType,
+          orderingKey: orderA,
+          sequence: 0,
+          nextAttemptAt: at(60),
+          createdAt: at(1),
+          attemptsMade: 1,
+          waitingBehind: null,
+        },
+        expect.objectContaining({ id: behindA1.id, attemptsMade: 0, waitingBehind: headA.id }),
+        expect.objectContaining({ id: onlyB.id, sequence: 5, waitingBehind: null }),
+        expect.objectContaining({ id: behindA2.id, waitingBehind: headA.id }),
+      ]);
+      const firstTwo = await queue.pendingOf(subscriptionId, 2);
+      expect(firstTwo.deliveries.map((d) => d.id)).toEqual([headA.id, behindA1.id]);
+      expect(firstTwo.more).toBe(true);
+
+      // Once the head is dead-lettered, the next of its line heads it; an admin's retry counts on.
+      await queue.claim(headA.id, { owner: 'a', now: at(60), leaseUntil: at(90) });
+      await queue.settle(headA.id, 'a', { status: 'dead' });
+      const after = (await queue.pendingOf(subscriptionId, 10)).deliveries;
+      expect(after.map((d) => [d.id, d.waitingBehind])).toEqual([
+        [behindA1.id, null],
+        [onlyB.id, null],
+        [behindA2.id, behindA1.id],
+      ]);
+      await queue.redeliver(headA.id, at(100));
+      const retried = (await queue.pendingOf(subscriptionId, 10)).deliveries;
+      expect(retried[0]).toMatchObject({ id: headA.id, attemptsMade: 2, waitingBehind: null });
+      expect(retried.find((d) => d.id === behindA1.id)?.waitingBehind).toBe(headA.id);
+      expect(await queue.pendingOf(randomUUID(), 10)).toEqual({ deliveries: [], more: false });
+    });
+
     it('gives a delivery to exactly one of many concurrent claimants', async () => {
       const delivery = aDelivery(randomUUID());
       await queue.enqueue([delivery]);

@@ -61,6 +61,7 @@ const expectations: Record<Operation, (held: Held, whose: Whose) => number> = ((
     rotateWebhookSecret: admin(200),
     testWebhook: admin(202),
     listWebhookDeliveries: admin(200),
+    listPendingWebhookDeliveries: admin(200),
     // No delivery has this id: an admin is told so, anyone else is refused first.
     retryWebhookDelivery: admin(404),
     // Erasing a user's personal data: admins only.
@@ -89,6 +90,7 @@ const unowned: ReadonlySet<Operation> = new Set<Operation>([
   'rotateWebhookSecret',
   'testWebhook',
   'listWebhookDeliveries',
+  'listPendingWebhookDeliveries',
   'retryWebhookDelivery',
   'eraseUser',
 ]);
@@ -270,6 +272,8 @@ describe('the authorization matrix: every role set x every operation x own and a
         rotateWebhookSecret: async () => send('POST', `/webhooks/${subscriptionId}/rotate-secret`, {}),
         testWebhook: async () => send('POST', `/webhooks/${subscriptionId}/test`, {}),
         listWebhookDeliveries: async () => send('GET', `/webhooks/${subscriptionId}/deliveries`),
+        listPendingWebhookDeliveries: async () =>
+          send('GET', `/webhooks/${subscriptionId}/deliveries/pending`),
         retryWebhookDelivery: async () =>
           send('POST', `/webhooks/${subscriptionId}/deliveries/${randomUUID()}/retry`, {}),
         eraseUser: async () => {

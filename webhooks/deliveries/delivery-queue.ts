@@ -49,6 +49,19 @@ export type Lease = { owner: string; leaseUntil: number };
 /** A (subscription, ordering key) line: its deliveries go out one at a time, in sequence order. */
 export type Line = { subscriptionId: string; orderingKey: string };
 
+type PendingKeys =
+  'id' | 'eventId' | 'eventType' | 'orderingKey' | 'sequence' | 'nextAttemptAt' | 'createdAt';
+
+/**
+ * A delivery not yet settled, as an admin sees it: what it carries, how far it got, and the delivery at the
+ * head of its line that it waits behind (null: it is the head, attempted when due).
+ */
+export type PendingDelivery = Pick<Delivery, PendingKeys> & {
+  /** Attempts made so far, an admin's retries included: the next one is numbered after them. */
+  attemptsMade: number;
+  waitingBehind: string | null;
+};
+
 export type DeliveryQueue = {
   /**
    * Adds deliveries; one whose id is there already is left as it is (the same event accepted twice). With
@@ -93,6 +106,11 @@ export type DeliveryQueue = {
    * first, at most `limit`: what an admin's recovery delivers again.
    */
   deadSince(subscriptionId: string, since: number, limit: number): Promise<string[]>;
+  /**
+   * A subscription's pending deliveries, oldest accepted first, at most `limit`; `more` when there are
+   * others after them. Each says which delivery heads its line when it is not the head itself.
+   */
+  pendingOf(subscriptionId: string, limit: number): Promise<{ deliveries: PendingDelivery[]; more: boolean }>;
   /** The earliest time a pending delivery falls due; null when none is pending. */
   nextDueAt(): Promise<number | null>;
   /** Ends the leases `owner` holds on these deliveries (a graceful stop, or a line handed back). */
@@ -103,6 +121,21 @@ export type DeliveryQueue = {
   releaseLeases(): Promise<void>;
 };
 
+/** A pending delivery as pendingOf gives it, with the head of its line (among those pending) named. */
+export const asPendingDelivery = (
+  delivery: Pick<Delivery, PendingKeys | 'attempts' | 'earlierAttempts'>,
+  headOfLine: string,
+): PendingDelivery => ({
+  id: delivery.id,
+  eventId: delivery.eventId,
+  eventType: delivery.eventType,
+  orderingKey: delivery.orderingKey,
+  sequence: delivery.sequence,
+  nextAttemptAt: delivery.nextAttemptAt,
+  createdAt: delivery.createdAt,
+  attemptsMade: delivery.attempts + (delivery.earlierAttempts ?? 0),
+  waitingBehind: headOfLine === delivery.id ? null : headOfLine,
+});
 /** The same subscription and event always give the same delivery id: accepting an event twice adds nothing. */
 export const deliveryIdFor = (subscriptionId: string, eventId: string): string => {
   const hex = createHash('sha256').update(`${subscriptionId}\n${eventId}`).digest('hex');

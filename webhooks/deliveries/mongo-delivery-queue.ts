@@ -8,8 +8,9 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import type { Delivery, DeliveryQueue, DeliveryStatus, Settlement } from './delivery-queue.ts';
+import { pendingOfIn } from './mongo-pending-deliveries.ts';
 
-type DeliveryDocument = Omit<Delivery, 'id'> & {
+export type DeliveryDocument = Omit<Delivery, 'id'> & {
   _id: string;
   /** Leases granted so far: the number of the next claim. */
   claims: number;
@@ -139,6 +140,10 @@ export const createMongoDeliveryQueue = async (
   await deliveries.createIndex(
     { subscriptionId: 1, orderingKey: 1, status: 1, sequence: 1 },
     { name: 'line' },
+  );
+  await deliveries.createIndex(
+    { subscriptionId: 1, status: 1, createdAt: 1, sequence: 1 },
+    { name: 'pending-of' },
   );
 
   /**
@@ -544,6 +549,8 @@ export const createMongoDeliveryQueue = async (
         .slice(0, limit)
         .map(([id]) => id);
     },
+
+    pendingOf: pendingOfIn(deliveries),
 
     async nextDueAt() {
       const earliest = await deliveries.findOne(

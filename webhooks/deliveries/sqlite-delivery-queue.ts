@@ -1,7 +1,12 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { addMissingColumns } from '../../infrastructure/sqlite/add-missing-columns.ts';
 import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
-import type { Delivery, DeliveryQueue, DeliveryStatus } from './delivery-queue.ts';
+import {
+  asPendingDelivery,
+  type Delivery,
+  type DeliveryQueue,
+  type DeliveryStatus,
+} from './delivery-queue.ts';
 
 type Row = {
   id: string;
@@ -57,6 +62,8 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
     CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
     CREATE INDEX IF NOT EXISTS webhook_deliveries_line
       ON webhook_deliveries (subscription_id, ordering_key, status, sequence);
+    CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_of
+      ON webhook_deliveries (subscription_id, status, created_at, sequence);
   `);
   addMissingColumns(db, 'webhook_deliveries', { earlier_attempts: 'INTEGER NOT NULL DEFAULT 0' });
   const insert = db.prepare(
@@ -83,6 +90,14 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
   const deadSince = db.prepare(
     `SELECT id FROM webhook_deliveries WHERE subscription_id = ? AND status = 'dead' AND created_at >= ?
      ORDER BY created_at, id LIMIT ?`,
+  );
+  // Each with the id of its line's head: the pending delivery of the line with the lowest sequence.
+  const pendingOf = db.prepare(
+    `SELECT d.*, (SELECT h.id FROM webhook_deliveries h
+                  WHERE h.subscription_id = d.subscription_id AND h.ordering_key = d.ordering_key
+                    AND h.status = 'pending' ORDER BY h.sequence, h.id LIMIT 1) AS head_of_line
+     FROM webhook_deliveries d WHERE d.subscription_id = ? AND d.status = 'pending'
+     ORDER BY d.created_at, d.sequence, d.id LIMIT ?`,
   );
   const nextDue = db.prepare(
     `SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND lease_owner IS NULL`,
@@ -162,6 +177,13 @@ export const createSqliteDeliveryQueue = (db: DatabaseSync): DeliveryQueue => {
     },
     async deadSince(subscriptionId, since, limit) {
       return deadSince.all(subscriptionId, since, limit).map((row) => (row as { id: string }).id);
+    },
+    async pendingOf(subscriptionId, limit) {
+      const rows = pendingOf.all(subscriptionId, limit + 1) as (Row & { head_of_line: string })[];
+      return {
+        deliveries: rows.slice(0, limit).map((row) => asPendingDelivery(deliveryOf(row), row.head_of_line)),
+        more: rows.length > limit,
+      };
     },
     async nextDueAt() {
       const { due } = nextDue.get() as { due: number | null };

@@ -85,6 +85,21 @@ export type DeliveryAttempt = {
   request?: { headers: Record<string, string>; body: unknown };
 };
 
+/** GET /webhooks/{id}/deliveries/pending: a delivery not settled yet. */
+export type PendingDelivery = {
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  orderingKey: string;
+  state: 'scheduled' | 'retrying' | 'waiting';
+  attemptsMade: number;
+  nextAttemptAt: string | null;
+  acceptedAt: string;
+  waitingBehind: string | null;
+};
+
+export type PendingDeliveryList = { meta: { limit: number; more: boolean }; data: PendingDelivery[] };
+
 export type Problem = {
   type?: string;
   title?: string;

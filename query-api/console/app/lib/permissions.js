@@ -28,6 +28,7 @@ export const consolePermissions = {
   rotateWebhookSecret: { admin: 'any' },
   testWebhook: { admin: 'any' },
   listWebhookDeliveries: { admin: 'any' },
+  listPendingWebhookDeliveries: { admin: 'any' },
   retryWebhookDelivery: { admin: 'any' },
 };
 

@@ -25,6 +25,7 @@ import { shortId } from '../lib/format.js';
 import { OutcomeChart } from '../charts.js';
 import { SubscriptionFields, SubscriptionState } from './webhooks.js';
 import { testEventTypes } from '../lib/vocabulary.js';
+import { PendingDeliveries } from './pending-deliveries.js';
 
 const perPage = '50';
 /** How long the view waits for the attempt a test or retry asked for, reading the log every second. */
@@ -252,6 +253,7 @@ export const WebhookView = ({ api, route }) => {
           : null
       }
     </section>
+    <${PendingDeliveries} api=${api} id=${id} after=${attempts.data} />
   </section>`;
 };
 
