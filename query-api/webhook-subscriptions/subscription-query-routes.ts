@@ -25,7 +25,7 @@ import {
 import type { DeliveryQueue } from '../../webhooks/deliveries/delivery-queue.ts';
 import { pendingDeliveryResource } from '../../webhooks/deliveries/pending-delivery-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
-import { paginationQuery } from '../pagination/pagination-query.ts';
+import { paginationQuery, positiveInt } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 
@@ -71,13 +71,9 @@ export const deliveriesQuery = z.strictObject({
 });
 
 export const pendingDeliveriesQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100')
-    .transform(Number)
-    .pipe(z.int().min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100'))
-    .default(50)
-    .meta({ description: 'How many, oldest first: from 1 to 100 (default 50).' }),
+  limit: positiveInt(100)
+    .prefault('50')
+    .meta({ default: 50, description: 'How many, oldest first: from 1 to 100 (default 50).' }),
 });
 
 /** Admin configuration: kept by the admin's browser only, revalidated on each use. */
