@@ -1,5 +1,6 @@
 import { createSessions } from '../infrastructure/auth/sessions.ts';
-import { createUserErasure, isErased } from '../command-api/identity/erase-user.ts';
+import { createUserErasure } from '../command-api/identity/erase-user.ts';
+import { isErased } from '../identity/erased-user.ts';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hashPassword } from '../infrastructure/auth/passwords.ts';

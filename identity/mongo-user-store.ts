@@ -73,6 +73,11 @@ export const createMongoUserStore = async (db: Db): Promise<UserStore> => {
       const document = await users.findOne({ email: normalizeEmail(email) }, withoutAddresses);
       return document ? toUser({ ...document, addresses: [] }) : null;
     },
+    async findByIds(ids) {
+      if (ids.length === 0) return [];
+      const documents = await users.find({ _id: { $in: [...ids] } }, withoutAddresses).toArray();
+      return documents.map((document) => toUser({ ...document, addresses: [] }));
+    },
     async listUsers() {
       const documents = await users.find({}, withoutAddresses).sort({ createdAt: 1, email: 1 }).toArray();
       return documents.map((document) => toUser({ ...document, addresses: [] }));

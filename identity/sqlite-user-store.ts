@@ -86,6 +86,7 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
   );
   const byId = db.prepare('SELECT * FROM users WHERE id = ?');
   const byEmail = db.prepare('SELECT * FROM users WHERE email = ?');
+  const byIds = db.prepare('SELECT * FROM users WHERE id IN (SELECT value FROM json_each(?))');
   const all = db.prepare('SELECT * FROM users ORDER BY created_at, email');
   const count = db.prepare('SELECT count(*) AS n FROM users');
   const activeWithRole = db.prepare(
@@ -153,6 +154,10 @@ export const createSqliteUserStore = (db: DatabaseSync): UserStore => {
     async findByEmail(email) {
       const row = byEmail.get(normalizeEmail(email)) as UserRow | undefined;
       return row ? toUser(row) : null;
+    },
+    async findByIds(ids) {
+      if (ids.length === 0) return [];
+      return (byIds.all(JSON.stringify(ids)) as UserRow[]).map(toUser);
     },
     async listUsers() {
       return (all.all() as UserRow[]).map(toUser);

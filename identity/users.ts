@@ -34,6 +34,8 @@ export type UserStore = UserAccounts & {
   addUser(user: User): Promise<void>;
   findById(id: string): Promise<User | null>;
   findByEmail(email: string): Promise<User | null>;
+  /** The users of these ids that exist, in no particular order: one read, for a page of orders. */
+  findByIds(ids: readonly string[]): Promise<User[]>;
   listUsers(): Promise<User[]>;
   countUsers(): Promise<number>;
   /** The ids of the users holding this role who are not disabled (erased users are disabled). */

@@ -65,22 +65,24 @@ export const cursorLinksSchema = z
   })
   .meta({ id: 'CursorLinks' });
 
-/** The page variant of the paginated envelope. */
-export const pageOf = (item: z.ZodType, id: string) =>
+/** The page variant of the paginated envelope; `beside` names members next to `data`. */
+export const pageOf = (item: z.ZodType, id: string, beside: z.ZodRawShape = {}) =>
   z
     .strictObject({
       meta: z.strictObject({ total: z.int().min(0), page: z.int().min(1), perPage: z.int().min(1) }),
       data: z.array(item),
+      ...beside,
     })
     .meta({ id, description: 'Paginated envelope, page variant (`?page=&perPage=`).' });
 
-/** The cursor variant of the paginated envelope. */
-export const cursorPageOf = (item: z.ZodType, id: string) =>
+/** The cursor variant of the paginated envelope; `beside` names members next to `data`. */
+export const cursorPageOf = (item: z.ZodType, id: string, beside: z.ZodRawShape = {}) =>
   z
     .strictObject({
       meta: z.strictObject({ perPage: z.int().min(1) }),
       links: cursorLinksSchema,
       data: z.array(item),
+      ...beside,
     })
     .meta({ id, description: 'Paginated envelope, cursor variant (`?cursor=&perPage=`).' });
 

@@ -7,6 +7,7 @@ import { currentOrderResourceSchema, orderResourceSchema } from '../domain/order
 import type { ApiOperation, ApiResponse } from '../infrastructure/http/openapi/api-operation.ts';
 import { auditQuery } from '../query-api/audit/audit-routes.ts';
 import { listingQuery, revisionQuery } from '../query-api/orders/order-query-routes.ts';
+import { orderCustomersSchema } from '../query-api/orders/order-customers.ts';
 import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
 
 /** The order resource's one schema (domain/orders/order-resource.ts), under the names the document uses. */
@@ -162,8 +163,8 @@ export const orderOperations: ApiOperation[] = [
       200: {
         description: 'A page of orders.',
         body: z.union([
-          pageOf(currentOrderSchema, 'OrderPage'),
-          cursorPageOf(currentOrderSchema, 'OrderCursorPage'),
+          pageOf(currentOrderSchema, 'OrderPage', { customers: orderCustomersSchema }),
+          cursorPageOf(currentOrderSchema, 'OrderCursorPage', { customers: orderCustomersSchema }),
         ]),
         headers: { ETag: true, 'Cache-Control': 'private, no-cache' },
       },

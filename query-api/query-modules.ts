@@ -76,6 +76,7 @@ export const queryModules = (deps: {
       keyStamp: security.keyring.keyStamp,
       consistencyTokens,
       users: deps.users,
+      currency: config.catalog.currency,
     }),
     // Whichever process serves the catalogue sends the caches' purges; each is claimed, so sent once in all.
     catalogQueryModule({

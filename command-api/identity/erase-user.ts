@@ -12,6 +12,7 @@ import type { PersonalDataKeyring } from '../../infrastructure/personal-data/key
 import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import type { RefreshTokenStore } from '../../infrastructure/auth/refresh-tokens.ts';
 import { createSessions } from '../../infrastructure/auth/sessions.ts';
+import { anonymousUser } from '../../identity/erased-user.ts';
 import { keepAnAdmin, type User, type UserStore } from '../../identity/users.ts';
 
 /** The stream that records a user's erasure: the fact, who and when, and nothing about the person. */
@@ -20,17 +21,6 @@ export const personalDataErasedType: PersonalDataErased['type'] = 'PersonalDataE
 
 /** The codec of user events: the erasure's event is validated and versioned like every other event. */
 export const userCodec = createEventCodec(userEvents);
-
-/** What an erased user's record holds instead of its e-mail and name; no password opens it. */
-export const anonymousUser = (userId: string): Pick<User, 'email' | 'name' | 'passwordHash'> => ({
-  email: `erased-${userId}@erased.invalid`,
-  name: '[erased]',
-  passwordHash: '!erased',
-});
-
-/** Whether the record is an erased user's: erasure is final, so nothing may sign it in or use it again. */
-export const isErased = (user: Pick<User, 'id' | 'passwordHash'>) =>
-  user.passwordHash === anonymousUser(user.id).passwordHash;
 
 export type ErasureOutcome = {
   /** This call deleted the data key (false: it was gone already). */

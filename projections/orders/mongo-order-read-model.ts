@@ -55,6 +55,11 @@ export const createMongoOrderReadModel = async (
   await orders.createIndex({ createdAt: -1, _id: -1 }, { name: 'listing' });
   await orders.createIndex({ customerId: 1, createdAt: -1, _id: -1 }, { name: 'customer' });
   await orders.createIndex({ status: 1, createdAt: -1, _id: -1 }, { name: 'status' });
+  // Equality, sort, range: walked in the listing's order, the amount read off the index, not the document.
+  await orders.createIndex(
+    { 'total.currency': 1, createdAt: -1, _id: -1, 'total.amountMinor': 1 },
+    { name: 'total' },
+  );
   // On MongoDB the revision guard is in the replace's filter (one atomic step, from the _id index); on
   // FerretDB the replace is by _id alone, guarded by the revision just read by _id.
   const guardInFilter = !(await isFerretDb(db));
@@ -173,6 +178,14 @@ export const createMongoOrderReadModel = async (
       if (query.status !== undefined) filter.status = query.status;
       // The id index's keys, read for the ones ending so (hex digits only: checked where the query is parsed).
       if (query.idEndsWith !== undefined) filter._id = { $regex: `${query.idEndsWith}$` };
+      if (query.totalWithin !== undefined) {
+        const { currency, atLeastMinor, atMostMinor } = query.totalWithin;
+        filter['total.currency'] = currency;
+        filter['total.amountMinor'] = {
+          ...(atLeastMinor === undefined ? {} : { $gte: atLeastMinor }),
+          ...(atMostMinor === undefined ? {} : { $lte: atMostMinor }),
+        };
+      }
       if (query.placedFrom !== undefined || query.placedBefore !== undefined) {
         filter.createdAt = {
           ...(query.placedFrom === undefined ? {} : { $gte: query.placedFrom }),

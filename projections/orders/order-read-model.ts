@@ -11,12 +11,17 @@ export type OrderListQuery = {
   /** Only orders placed at or after this time, and before that one (ISO 8601 UTC with milliseconds). */
   placedFrom?: string;
   placedBefore?: string;
+  /** Only orders in this currency whose total is within these bounds, inclusive, in its minor units. */
+  totalWithin?: TotalBounds;
   limit: number;
 } & (
   | { kind: 'page'; offset: number }
   /** After (or before) an order in the listing's order: newest first, by createdAt then id. */
   | { kind: 'cursor'; after?: OrderCursor; before?: OrderCursor }
 );
+
+/** At least one bound is set; an order in another currency is never within them. */
+export type TotalBounds = { currency: string; atLeastMinor?: number; atMostMinor?: number };
 
 /** A place in the listing: stable under concurrent inserts, since it names an order, not an offset. */
 export type OrderCursor = { createdAt: string; id: string };

@@ -20,13 +20,24 @@ const tableSchema = (table: string) => `
 `;
 /** An id's last 8 characters (a UUID has 36): the short id, indexed as this very expression. */
 const shortIdOfRow = 'substr(id, 29)';
+/** The total's amount and currency, read from the document, and indexed as these very expressions. */
+const totalMinorOfRow = "json_extract(document, '$.total.amountMinor')";
+const totalCurrencyOfRow = "json_extract(document, '$.total.currency')";
 
-const indexSchema = (table: string) => `
-  CREATE INDEX IF NOT EXISTS ${table}_listing ON ${table} (created_at, id);
-  CREATE INDEX IF NOT EXISTS ${table}_customer ON ${table} (customer_id, created_at, id);
-  CREATE INDEX IF NOT EXISTS ${table}_status ON ${table} (status, created_at, id);
-  CREATE INDEX IF NOT EXISTS ${table}_short_id ON ${table} (${shortIdOfRow});
-`;
+/** The listing's indexes, by the suffix of their names. */
+const listingIndexes = {
+  listing: '(created_at, id)',
+  customer: '(customer_id, created_at, id)',
+  status: '(status, created_at, id)',
+  short_id: `(${shortIdOfRow})`,
+  // The currency, then the listing's order, then the amount: walked newest first, the amount read off the index.
+  total: `(${totalCurrencyOfRow}, created_at, id, ${totalMinorOfRow})`,
+};
+
+const indexSchema = (table: string) =>
+  Object.entries(listingIndexes)
+    .map(([suffix, columns]) => `CREATE INDEX IF NOT EXISTS ${table}_${suffix} ON ${table} ${columns};`)
+    .join('\n');
 
 const liveTable = 'order_views';
 const rebuildTable = 'order_views_rebuild';
@@ -137,6 +148,19 @@ export const createSqliteOrderReadModel = (
       if (query.idEndsWith !== undefined) {
         where.push(`${shortIdOfRow} = ?`);
         values.push(query.idEndsWith);
+      }
+      if (query.totalWithin !== undefined) {
+        const { currency, atLeastMinor, atMostMinor } = query.totalWithin;
+        where.push(`${totalCurrencyOfRow} = ?`);
+        values.push(currency);
+        if (atLeastMinor !== undefined) {
+          where.push(`${totalMinorOfRow} >= ?`);
+          values.push(atLeastMinor);
+        }
+        if (atMostMinor !== undefined) {
+          where.push(`${totalMinorOfRow} <= ?`);
+          values.push(atMostMinor);
+        }
       }
       const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
 
@@ -275,7 +299,8 @@ export const sqliteScratchOrderReadModel = (
       inWriteTransaction(db, () => {
         db.exec(`DROP TABLE IF EXISTS ${liveTable}`);
         db.exec(`ALTER TABLE ${rebuildTable} RENAME TO ${liveTable}`);
-        for (const suffix of ['listing', 'customer', 'status'])
+        // A renamed table keeps its indexes' names: the scratch ones go, the live ones are built afresh.
+        for (const suffix of Object.keys(listingIndexes))
           db.exec(`DROP INDEX IF EXISTS ${rebuildTable}_${suffix}`);
         db.exec(indexSchema(liveTable));
       });

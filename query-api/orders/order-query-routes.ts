@@ -17,7 +17,12 @@ import {
 } from '../../infrastructure/personal-data/revealed.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
-import type { OrderListQuery, OrderReadModel } from '../../projections/orders/order-read-model.ts';
+import type {
+  OrderListQuery,
+  OrderReadModel,
+  TotalBounds,
+} from '../../projections/orders/order-read-model.ts';
+import { minorUnitDigits } from '../../domain/shared/money.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
 import { normalizeEmail, type UserStore } from '../../identity/users.ts';
@@ -29,6 +34,7 @@ import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts
 import { paginationQuery } from '../pagination/pagination-query.ts';
 import { readYourWrites } from '../read-your-writes.ts';
 import { createOrderRepresentations } from './order-representations.ts';
+import { customersOf } from './order-customers.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 
 /** A time of the listing's filters: a date (midnight UTC) or a date and time, as the views store it. */
@@ -37,6 +43,12 @@ const placedAt = z
   .regex(/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/, 'must be an ISO 8601 date, or date and time')
   .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date, or date and time')
   .transform((value) => new Date(value).toISOString());
+
+/** A bound of the listing's total: a decimal amount as the API writes one (`49.95`), in the shop's currency. */
+const totalBound = z
+  .string()
+  .regex(/^\d{1,13}(\.\d{1,3})?$/, 'must be a decimal amount, such as 49.95')
+  .transform(Number);
 
 export const listingQuery = z.strictObject({
   ...paginationQuery,
@@ -56,6 +68,13 @@ export const listingQuery = z.strictObject({
   }),
   placedBefore: placedAt.optional().meta({
     description: 'Only the orders placed before this time, in the same form as placedFrom.',
+  }),
+  minTotal: totalBound.optional().meta({
+    description:
+      'Only the orders whose total is at least this amount: a decimal in the shop’s currency, as `total.amount` reads (`20` or `49.95`); orders in another currency are left out.',
+  }),
+  maxTotal: totalBound.optional().meta({
+    description: 'Only the orders whose total is at most this amount, in the same form as minTotal.',
   }),
   customerEmail: z
     .string()
@@ -87,8 +106,40 @@ export type OrderQueryDeps = {
   keyStamp: (ownerId: string) => object | undefined;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
-  /** Finds the customer of `?customerEmail=`. */
-  users: Pick<UserStore, 'findByEmail'>;
+  /** Finds the customer of `?customerEmail=`, and the customers a listing names. */
+  users: Pick<UserStore, 'findByEmail' | 'findByIds'>;
+  /** The shop's currency (CATALOG_CURRENCY): the one of `?minTotal=` and `?maxTotal=`. */
+  currency: string;
+};
+
+/**
+ * `?minTotal=` and `?maxTotal=` in the currency's minor units; 400 on the bound with more decimal places
+ * than the currency has, and on a minTotal above maxTotal.
+ */
+const totalWithin = (
+  { minTotal, maxTotal }: { minTotal?: number | undefined; maxTotal?: number | undefined },
+  currency: string,
+): TotalBounds | undefined => {
+  if (minTotal === undefined && maxTotal === undefined) return undefined;
+  const digits = minorUnitDigits(currency);
+  const inMinorUnits = (amount: number | undefined, field: string) => {
+    if (amount === undefined) return undefined;
+    const minor = Math.round(amount * 10 ** digits);
+    if (minor / 10 ** digits !== amount) {
+      throw validationFailed([{ field, message: `${currency} has at most ${digits} decimal places` }]);
+    }
+    return minor;
+  };
+  const atLeastMinor = inMinorUnits(minTotal, 'minTotal');
+  const atMostMinor = inMinorUnits(maxTotal, 'maxTotal');
+  if (atLeastMinor !== undefined && atMostMinor !== undefined && atLeastMinor > atMostMinor) {
+    throw validationFailed([{ field: 'minTotal', message: 'must not be above maxTotal' }]);
+  }
+  return {
+    currency,
+    ...(atLeastMinor === undefined ? {} : { atLeastMinor }),
+    ...(atMostMinor === undefined ? {} : { atMostMinor }),
+  };
 };
 
 const noSuchOrder = 'There is no order with this id.';
@@ -121,6 +172,7 @@ export const orderQueryRoutes = ({
   keyStamp,
   consistencyTokens,
   users,
+  currency,
 }: OrderQueryDeps): Router => {
   const router = createRouter();
   const representations = createOrderRepresentations({ keyStamp });
@@ -164,6 +216,7 @@ export const orderQueryRoutes = ({
     if (query.page !== undefined && query.cursor !== undefined) {
       throw validationFailed([{ field: 'cursor', message: 'use either page or cursor, not both' }]);
     }
+    const bounds = totalWithin(query, currency);
     // By e-mail: that customer's orders, through the user store's own lookup (the address is neither kept
     // nor indexed with the orders); an address of nobody, or of another than a customer caller, finds none.
     const byEmail =
@@ -179,6 +232,7 @@ export const orderQueryRoutes = ({
       ...(query.idEndsWith === undefined ? {} : { idEndsWith: query.idEndsWith }),
       ...(query.placedFrom === undefined ? {} : { placedFrom: query.placedFrom }),
       ...(query.placedBefore === undefined ? {} : { placedBefore: query.placedBefore }),
+      ...(bounds === undefined ? {} : { totalWithin: bounds }),
       limit: query.perPage,
     };
 
@@ -194,6 +248,7 @@ export const orderQueryRoutes = ({
       return sendRevealedJson(reveal, request, response, {
         meta: { total: total ?? 0, page, perPage: query.perPage },
         data: orders.map((order) => currentOrderResource(order, caller)),
+        customers: await customersOf(users, orders),
       });
     }
 
@@ -224,6 +279,8 @@ export const orderQueryRoutes = ({
       if (query.customerEmail !== undefined) params.set('customerEmail', query.customerEmail);
       if (query.placedFrom !== undefined) params.set('placedFrom', query.placedFrom);
       if (query.placedBefore !== undefined) params.set('placedBefore', query.placedBefore);
+      if (query.minTotal !== undefined) params.set('minTotal', String(query.minTotal));
+      if (query.maxTotal !== undefined) params.set('maxTotal', String(query.maxTotal));
       return `/orders?${params.toString()}`;
     };
     const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });
@@ -231,6 +288,7 @@ export const orderQueryRoutes = ({
       meta: { perPage: query.perPage },
       links: { next, prev },
       data: orders.map((order) => currentOrderResource(order, caller)),
+      customers: await customersOf(users, orders),
     });
   });
 

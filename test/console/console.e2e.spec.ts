@@ -987,6 +987,67 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.context().close();
   });
 
+  it("names each order's customer, links to its orders, and keeps to a span of totals (issue 44)", async () => {
+    const newest = await placeOrder(users.otherCustomer, '1003');
+    // Erasing again changes nothing (the auditor's test erased her first): her orders name no one.
+    const erasure = await fetch(`${service.url}/users/${users.erasedCustomer.id}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${await tokenOf(users.admin)}` },
+    });
+    expect(erasure.status).toBe(204);
+    const page = await signIn(users.staff);
+    const rowOf = (orderId: string) =>
+      page.locator('table.orders tbody tr', { has: page.locator(`th a[title="${orderId}"]`) });
+    await rowOf(newest.id).waitFor();
+    expect(await rowOf(newest.id).locator('.customer-name').innerText()).toBe('Test customer');
+    const email = rowOf(newest.id).locator('a.customer-email');
+    expect(await email.innerText()).toBe(users.otherCustomer.email);
+
+    await page.goto(`${consoleUrl}/console#/orders?idEndsWith=${shortId(erasedOrder.id)}`);
+    await rowOf(erasedOrder.id).waitFor();
+    expect(await rowOf(erasedOrder.id).locator('td.optional').first().innerText()).toBe('ERASED');
+    expect(await rowOf(erasedOrder.id).locator('a.customer-email').count()).toBe(0);
+
+    // The e-mail leads to that customer's orders.
+    await page.goto(`${consoleUrl}/console#/orders`);
+    await rowOf(newest.id).locator('a.customer-email').click();
+    await page.getByText(`Orders of ${users.otherCustomer.email}.`).waitFor();
+    await page.getByRole('link', { name: 'Show every order' }).click();
+
+    // Totals from and to one amount: the orders the API finds so, each of that total.
+    const amount = newest.total.amount;
+    const found = (await (
+      await api(users.staff, `/orders?cursor=&perPage=20&minTotal=${amount}&maxTotal=${amount}`)
+    ).json()) as { data: OrderBody[] };
+    expect(found.data.length).toBeGreaterThan(0);
+    const totalFrom = page.getByLabel('Total from');
+    const totalTo = page.getByLabel('to', { exact: true });
+    await totalFrom.fill(String(amount));
+    await totalFrom.blur();
+    await totalTo.fill(String(amount));
+    await totalTo.blur();
+    await expect
+      .poll(() =>
+        page
+          .locator('table.orders tbody th a')
+          .evaluateAll((links) => links.map((link) => link.getAttribute('title'))),
+      )
+      .toEqual(found.data.map(({ id }) => id));
+    expect(new Set(await page.locator('table.orders tbody td.number').allInnerTexts())).toEqual(
+      new Set([new Intl.NumberFormat('en', { style: 'currency', currency: 'EUR' }).format(amount)]),
+    );
+    expect(page.url()).toContain(`minTotal=${amount}`);
+    // The wrong way round: the API's refusal, in words, and no list.
+    await totalFrom.fill(String(amount + 1));
+    await totalFrom.blur();
+    await page
+      .getByRole('alert')
+      .getByText(/must not be above maxTotal/)
+      .waitFor();
+    expect(await page.locator('table.orders').count()).toBe(0);
+    await page.context().close();
+  });
+
   it('is usable by keyboard and on a phone: focus before the sections, a status filter that waits for the choice, the timeline in reading order, the orders with total and date (issue 44)', async () => {
     const page = await signIn(users.staff);
     await page.locator('table.orders').waitFor();

@@ -1,7 +1,7 @@
 import { noShipmentDetails } from '../support/order-fixtures.ts';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { OrderReadModel } from '../../projections/orders/order-read-model.ts';
+import type { OrderReadModel, TotalBounds } from '../../projections/orders/order-read-model.ts';
 import { placeCommand, recordedHistory } from '../support/order-history.ts';
 
 /** What every adapter of the OrderReadModel port promises. Fresh customers per test: shared servers are fine. */
@@ -212,6 +212,61 @@ export const orderReadModelContract = (
         const cursor = await model.listOrders({ kind: 'cursor', customerId: customer, ...span, limit: 2 });
         expect(cursor.orders.map((o) => o.id)).toEqual(ids.slice(3, 5).reverse());
         expect(cursor.hasMore).toBe(true);
+      });
+
+      it('keeps to the orders in a currency whose total is within bounds, inclusive, in both kinds of listing', async () => {
+        // 9.99, 49.95 and 99.90 EUR, a minute apart, and 4995 JPY (the same minor units as 49.95 EUR).
+        const buyer = `customer-${randomUUID()}`;
+        const placed: string[] = [];
+        for (const [minute, quantity, currency] of [
+          [0, 1, 'EUR'],
+          [1, 5, 'EUR'],
+          [2, 10, 'EUR'],
+          [3, 5, 'JPY'],
+        ] as const) {
+          const { orderId, events } = recordedHistory((id) => [
+            placeCommand(id, {
+              customerId: buyer,
+              placedAt: `2026-11-22T09:0${minute}:00.000Z`,
+              quantity,
+              currency,
+            }),
+          ]);
+          placed.push(orderId);
+          await model.applyEvents(events);
+        }
+        const within = async (totalWithin: TotalBounds, kind: 'page' | 'cursor' = 'page') =>
+          (
+            await model.listOrders({
+              kind,
+              customerId: buyer,
+              totalWithin,
+              limit: 10,
+              ...(kind === 'page' ? { offset: 0 } : {}),
+            } as Parameters<typeof model.listOrders>[0])
+          ).orders.map((order) => order.id);
+        expect(await within({ currency: 'EUR', atLeastMinor: 4995, atMostMinor: 9990 })).toEqual([
+          placed[2],
+          placed[1],
+        ]);
+        expect(await within({ currency: 'EUR', atLeastMinor: 4995, atMostMinor: 9990 }, 'cursor')).toEqual([
+          placed[2],
+          placed[1],
+        ]);
+        expect(await within({ currency: 'EUR', atLeastMinor: 4996 })).toEqual([placed[2]]);
+        expect(await within({ currency: 'EUR', atMostMinor: 4995 }, 'cursor')).toEqual([
+          placed[1],
+          placed[0],
+        ]);
+        expect(await within({ currency: 'JPY', atLeastMinor: 4995, atMostMinor: 4995 })).toEqual([placed[3]]);
+        const none = await model.listOrders({
+          kind: 'page',
+          customerId: buyer,
+          totalWithin: { currency: 'EUR', atLeastMinor: 5000, atMostMinor: 9000 },
+          offset: 0,
+          limit: 10,
+        });
+        expect(none).toMatchObject({ orders: [], total: 0 });
       });
 
       it('walks with cursors in both directions', async () => {

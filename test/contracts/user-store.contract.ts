@@ -48,6 +48,20 @@ export const userStoreContract = (adapterName: string, createStore: () => Promis
       expect(await store.findByEmail('nobody@shop.example')).toBeNull();
     });
 
+    it('finds the users of several ids at once, leaving out the ids of nobody', async () => {
+      const [first, second] = [aUser(), aUser()];
+      await store.addUser(first);
+      await store.addUser(second);
+      const found = await store.findByIds([second.id, randomUUID(), first.id, second.id]);
+      expect(found.map((user) => user.id).sort()).toEqual([first.id, second.id].sort());
+      expect(found.find((user) => user.id === first.id)).toEqual({
+        ...first,
+        email: first.email.toLowerCase(),
+      });
+      expect(await store.findByIds([])).toEqual([]);
+      expect(await store.findByIds([randomUUID()])).toEqual([]);
+    });
+
     it('refuses a second user with the same e-mail', async () => {
       const user = aUser();
       await store.addUser(user);

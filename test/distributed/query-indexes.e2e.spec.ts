@@ -108,6 +108,8 @@ describe('query shapes and indexes of the distributed mode', () => {
         '?status=pending',
         '?page=2&perPage=1',
         '?status=confirmed&page=1&perPage=2',
+        '?minTotal=1&maxTotal=500',
+        '?cursor=&maxTotal=500&perPage=1',
       ]) {
         expect((await reader.get(`/orders${query}`)).status).toBe(200);
       }

@@ -147,7 +147,7 @@ describe('GET /orders/{id}/events', () => {
   });
 });
 
-describe('GET /orders, found by short id and by customer e-mail', () => {
+describe('GET /orders, found by short id, by customer e-mail and by total', () => {
   const ids = (page: Page) => page.data.map((order) => order.id);
 
   it('finds an order by its id’s last 8 hex digits (any case), for staff; a customer only among its own', async () => {
@@ -182,6 +182,69 @@ describe('GET /orders, found by short id and by customer e-mail', () => {
     expect(wholeDay.meta.total).toBe(7);
     const bad = await alice.get('/orders?placedFrom=yesterday');
     expect((await problemOf(bad)).errors?.[0]?.field).toBe('placedFrom');
+  });
+
+  it('keeps to the orders whose total is within bounds, inclusive, in EUR decimals; carries them in the links', async () => {
+    // Alice's seven orders are one each of seven products: their totals take three amounts at least.
+    const amounts = [...new Set(aliceOrders.map((order) => order.total.amount))].sort((a, b) => a - b);
+    expect(amounts.length).toBeGreaterThanOrEqual(3);
+    const middle = amounts[1]!;
+    const within = (low: number, high: number) =>
+      aliceOrders
+        .filter((order) => order.total.amount >= low && order.total.amount <= high)
+        .map((order) => order.id);
+    // Inclusive at both ends: the middle amount alone, neither the cheaper nor the dearer orders.
+    const page = (await (
+      await staff.get(`/orders?page=1&minTotal=${middle}&maxTotal=${middle}`, {
+        'Consistency-Token': lastTokenOf(staff),
+      })
+    ).json()) as Page;
+    expect(ids(page)).toEqual(within(middle, middle));
+    expect(page.meta.total).toBe(within(middle, middle).length);
+    expect(page.data.every((order) => order.total.currency === 'EUR')).toBe(true);
+    // A cursor's links keep the bounds.
+    const dearer = within(middle, Infinity);
+    expect(dearer.length).toBeGreaterThanOrEqual(2);
+    const first = (await (
+      await alice.get(`/orders?cursor=&perPage=1&minTotal=${middle}`)
+    ).json()) as CursorPage;
+    expect(first.data.map((order) => order.id)).toEqual(dearer.slice(0, 1));
+    expect(first.links.next).toContain(`minTotal=${middle}`);
+    const second = (await (await alice.get(first.links.next!)).json()) as CursorPage;
+    expect(second.data.map((order) => order.id)).toEqual(dearer.slice(1, 2));
+    const cheaper = (await (await alice.get(`/orders?page=1&maxTotal=${middle}`)).json()) as Page;
+    expect(ids(cheaper)).toEqual(within(0, middle));
+    // Bob sees only his own, whatever the bounds.
+    const bobs = (await (await bob.get('/orders?page=1&minTotal=0')).json()) as Page;
+    expect(bobs.data.every((order) => order.customerId === bob.id)).toBe(true);
+    expect(bobs.meta.total).toBe(1);
+    // An amount that is not one, a cent's fraction, or bounds the wrong way round: 400 on the bound.
+    for (const [query, field] of [
+      ['minTotal=cheap', 'minTotal'],
+      ['maxTotal=-5', 'maxTotal'],
+      ['minTotal=1.234', 'minTotal'],
+      [`minTotal=${amounts[2]}&maxTotal=${middle}`, 'minTotal'],
+    ] as const) {
+      const refused = await staff.get(`/orders?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(
+        (await problemOf(refused)).errors?.map((error) => error.field),
+        query,
+      ).toEqual([field]);
+    }
+  });
+
+  it('names the customer of each listed order, by id, with its name and e-mail; a customer reads only itself', async () => {
+    type Named = { data: OrderBody[]; customers: Record<string, { name: string; email: string }> };
+    const asStaff = (await (await staff.get('/orders?cursor=&perPage=100')).json()) as Named;
+    const listed = new Set(asStaff.data.map((order) => order.customerId));
+    expect(listed).toEqual(new Set([alice.id, bob.id]));
+    expect(asStaff.customers).toEqual({
+      [alice.id]: { name: 'Test customer', email: alice.email },
+      [bob.id]: { name: 'Test customer', email: bob.email },
+    });
+    const asAlice = (await (await alice.get('/orders?page=1&perPage=2')).json()) as Named;
+    expect(asAlice.customers).toEqual({ [alice.id]: { name: 'Test customer', email: alice.email } });
   });
 
   it('lists a customer’s orders by its e-mail (any case) for staff, and carries the filter in the links', async () => {
@@ -220,7 +283,7 @@ describe('GET /orders, page variant', () => {
     const third = (await (await alice.get('/orders?page=3&perPage=3')).json()) as Page;
     expect(third.data.map((order) => order.id)).toEqual([aliceOrders[6]!.id]);
     const beyond = (await (await alice.get('/orders?page=9&perPage=3')).json()) as Page;
-    expect(beyond).toEqual({ meta: { total: 7, page: 9, perPage: 3 }, data: [] });
+    expect(beyond).toEqual({ meta: { total: 7, page: 9, perPage: 3 }, data: [], customers: {} });
   });
 
   it('gives staff every order, filters by status, and defaults to page 1 of 20', async () => {

@@ -138,8 +138,12 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     const firstAfter = (await (await staff.get(`/orders/${first.id}`)).json()) as OrderBody;
     expect(firstAfter).toEqual(asErased(before.first));
     expect(await (await staff.get(`/orders/${second.id}`)).json()).toEqual(asErased(before.second));
-    const listed = (await (await staff.get('/orders?perPage=100')).json()) as { data: OrderBody[] };
+    const listed = (await (await staff.get('/orders?perPage=100')).json()) as {
+      data: OrderBody[];
+      customers: Record<string, unknown>;
+    };
     expect(listed.data.find((order) => order.id === first.id)).toEqual(asErased(before.first));
+    expect(listed.customers[customer.id]).toEqual({ name: erased, email: erased });
     const cursorListed = (await (await staff.get('/orders?cursor=&perPage=100')).json()) as {
       data: OrderBody[];
     };

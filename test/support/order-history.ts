@@ -48,7 +48,12 @@ const record = (orderId: string, event: OrderEvent, revision: number): RecordedE
 
 export const placeCommand = (
   orderId: string,
-  { customerId = 'customer-1', placedAt = '2026-11-21T10:00:00.000Z' } = {},
+  {
+    customerId = 'customer-1',
+    placedAt = '2026-11-21T10:00:00.000Z',
+    quantity = 2,
+    currency = 'EUR',
+  }: { customerId?: string; placedAt?: string; quantity?: number; currency?: string } = {},
 ): OrderCommand => ({
   type: 'PlaceOrder',
   data: {
@@ -58,8 +63,8 @@ export const placeCommand = (
       {
         productId: '1001',
         productName: 'Espresso cup',
-        quantity: 2,
-        unitPrice: { amountMinor: 999, currency: 'EUR' },
+        quantity,
+        unitPrice: { amountMinor: 999, currency },
       },
     ],
     shippingAddress: { street: '1 Main St', city: 'Lyon', postalCode: '69001', country: 'FR' },

@@ -2,6 +2,7 @@
 // them; the order's come from its one schema. Types only: no module imports this file at run time.
 
 import type { CurrentOrderResource, OrderResource } from '../../../domain/orders/order-resource.ts';
+import type { OrderCustomers } from '../../orders/order-customers.ts';
 
 export type Role = 'customer' | 'staff' | 'auditor' | 'admin';
 export type OrderStatus = Order['status'];
@@ -25,6 +26,10 @@ export type CursorPage<T> = {
   links: { next: string | null; prev: string | null };
   data: T[];
 };
+
+/** A page of orders names their customers (the API's one schema, query-api/orders/order-customers.ts). */
+export type OrderPage = CursorPage<Order> & { customers: OrderCustomers };
+export type { OrderCustomers };
 
 export type Actor = { userId?: string; roles: readonly string[] } | null;
 

@@ -1,14 +1,15 @@
 /**
- * Orders: the list (GET /orders, cursor envelope, newest first), filtered by status, paged by the API's
- * own links; finding an order by its id.
+ * Orders: the list (GET /orders, cursor envelope, newest first), filtered by status, time of placing and
+ * total, paged by the API's own links, each order with its customer's name and e-mail; finding an order by
+ * its id.
  *
- * @typedef {import('../types.js').Order} Order
- * @typedef {import('../types.js').CursorPage<Order>} OrderPage
+ * @typedef {import('../types.js').OrderPage} OrderPage
  * @typedef {{ api: import('../api.js').Api, user: import('../types.js').CurrentUser, route: import('../router.js').Route }} ViewProps
  */
 import { html } from '../html.js';
 import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import {
+  ErasedBadge,
   Loading,
   Pager,
   ProblemMessage,
@@ -49,6 +50,11 @@ export const OrdersView = ({ api, user, route }) => {
   const customerEmail = route.query.get('customerEmail') ?? '';
   const placedFrom = route.query.get('placedFrom') ?? '';
   const placedTo = route.query.get('placedTo') ?? '';
+  const minTotal = route.query.get('minTotal') ?? '';
+  const maxTotal = route.query.get('maxTotal') ?? '';
+  const filters = { status, idEndsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal };
+  /** The list with one filter changed and the others kept. @param {Partial<typeof filters>} changed */
+  const refine = (changed) => navigate(href('/orders', { ...filters, ...changed }));
   /** The day after a date (YYYY-MM-DD): "placed to" a day includes that whole day. @param {string} day */
   const dayAfter = (day) => new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
   const ownOnly = scopeOf(user.roles, 'listOrders') === 'own';
@@ -64,16 +70,17 @@ export const OrdersView = ({ api, user, route }) => {
       ...(customerEmail ? { customerEmail } : {}),
       ...(placedFrom ? { placedFrom } : {}),
       ...(placedTo ? { placedBefore: dayAfter(placedTo) } : {}),
+      ...(minTotal ? { minTotal } : {}),
+      ...(maxTotal ? { maxTotal } : {}),
     });
     return /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body);
-  }, [status, cursor, idEndsWith, customerEmail, placedFrom, placedTo]);
+  }, [status, cursor, idEndsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal]);
   const [wanted, setWanted] = useState('');
   const browsingByKeyboard = useRef(false);
   /** @param {string} chosen */
   const filterBy = (chosen) => {
     browsingByKeyboard.current = false;
-    if (chosen !== status)
-      navigate(href('/orders', { status: chosen, idEndsWith, customerEmail, placedFrom, placedTo }));
+    if (chosen !== status) refine({ status: chosen });
   };
   const [searchError, setSearchError] = useState('');
 
@@ -148,26 +155,20 @@ export const OrdersView = ({ api, user, route }) => {
       <div class="inline-form">
         <label for="placed-since">Placed on or after</label>
         <input id="placed-since" type="date" value=${placedFrom} onChange=${(/** @type {Event} */ event) =>
-          navigate(
-            href('/orders', {
-              status,
-              idEndsWith,
-              customerEmail,
-              placedTo,
-              placedFrom: /** @type {HTMLInputElement} */ (event.currentTarget).value,
-            }),
-          )} />
+          refine({ placedFrom: /** @type {HTMLInputElement} */ (event.currentTarget).value })} />
         <label for="placed-until">Placed on or before</label>
         <input id="placed-until" type="date" value=${placedTo} onChange=${(/** @type {Event} */ event) =>
-          navigate(
-            href('/orders', {
-              status,
-              idEndsWith,
-              customerEmail,
-              placedFrom,
-              placedTo: /** @type {HTMLInputElement} */ (event.currentTarget).value,
-            }),
-          )} />
+          refine({ placedTo: /** @type {HTMLInputElement} */ (event.currentTarget).value })} />
+      </div>
+      <div class="inline-form">
+        <label for="total-from">Total from</label>
+        <input id="total-from" class="amount" type="number" inputmode="decimal" min="0" step="0.01"
+          value=${minTotal} onChange=${(/** @type {Event} */ event) =>
+            refine({ minTotal: /** @type {HTMLInputElement} */ (event.currentTarget).value })} />
+        <label for="total-to">to</label>
+        <input id="total-to" class="amount" type="number" inputmode="decimal" min="0" step="0.01"
+          value=${maxTotal} onChange=${(/** @type {Event} */ event) =>
+            refine({ maxTotal: /** @type {HTMLInputElement} */ (event.currentTarget).value })} />
       </div>
     </div>
     ${
@@ -210,7 +211,7 @@ const OrderTable = ({ page, status, showCustomer }) => {
             (order) => html`<tr>
               <th scope="row"><a href=${href(`/orders/${order.id}`)} title=${order.id}><code>${shortId(order.id)}</code><span class="visually-hidden"> (${order.id})</span></a></th>
               <td><${StatusBadge} status=${order.status} /></td>
-              ${showCustomer ? html`<td class="optional"><code title=${order.customerId}>${shortId(order.customerId)}</code></td>` : null}
+              ${showCustomer ? html`<td class="optional"><${CustomerCell} id=${order.customerId} customer=${page.customers[order.customerId]} /></td>` : null}
               <td class="optional">${order.items.map((item) => `${item.quantity} × ${item.productName}`).join(', ')}</td>
               <td class="number">${formatMoney(order.total)}</td>
               <td><${Time} iso=${order.createdAt} /></td>
@@ -221,4 +222,16 @@ const OrderTable = ({ page, status, showCustomer }) => {
       </table>
     </div>
     <${Pager} label="Pages of orders" prev=${viewLink(page.links.prev)} next=${viewLink(page.links.next)} />`;
+};
+
+/**
+ * Who placed the order: the name, and the e-mail as a link to that customer's orders; an erased customer
+ * reads [erased], with no link; one the API does not name (none of the accounts), its short id.
+ * @param {{ id: string, customer: import('../types.js').OrderCustomers[string] | undefined }} props
+ */
+const CustomerCell = ({ id, customer }) => {
+  if (!customer) return html`<code title=${id}>${shortId(id)}</code>`;
+  if (!customer.email.includes('@')) return html`<${ErasedBadge} />`;
+  return html`<span class="customer-name">${customer.name}</span>
+    <a class="customer-email" href=${href('/orders', { customerEmail: customer.email })}>${customer.email}</a>`;
 };
