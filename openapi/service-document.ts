@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerOperation } from '../infrastructure/http/openapi/api-operation.ts';
 import { allowedMethods } from '../infrastructure/http/openapi/allowed-methods.ts';
-import { inSequence } from '../infrastructure/http/in-sequence.ts';
-import { dispatchToModules } from '../infrastructure/http/module-dispatch.ts';
+import { moduleRouter } from '../infrastructure/http/module-router.ts';
+import { createRouter } from '../infrastructure/http/router.ts';
 import { apiDocsAssetPaths, apiDocsRoutes } from '../infrastructure/http/openapi/docs-routes.ts';
 import { authOperations } from './auth-operations.ts';
 import { problemBodies } from './common-schemas.ts';
@@ -120,10 +120,13 @@ export const documentSettingsOf = (config: {
  */
 export const serviceDocsRoutes = (settings: DocumentSettings): RequestHandler => {
   const document = createServiceDocument(settings);
-  return inSequence([
+  const router = createRouter();
+  router.use(
     allowedMethods({ paths: document.paths ?? {} }, [...apiDocsAssetPaths, ...consoleAssetPaths]),
-    dispatchToModules([
-      { routers: [apiDocsRoutes(document), serviceIndexRoutes()], paths: ['/', '/openapi.json', '/docs'] },
-    ]),
-  ]);
+    moduleRouter({
+      routers: [apiDocsRoutes(document), serviceIndexRoutes()],
+      paths: ['/', '/openapi.json', '/docs'],
+    }),
+  );
+  return router;
 };
