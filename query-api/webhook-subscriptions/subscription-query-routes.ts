@@ -186,8 +186,8 @@ export const webhookQueryRoutes = ({
     '/webhooks/:subscriptionId/deliveries/pending',
     ...admin('listPendingWebhookDeliveries'),
     async (request, response) => {
-      const { id } = await subscriptionFor(request);
       const { limit } = parseInput(pendingDeliveriesQuery, request.query, 'query');
+      const { id } = await subscriptionFor(request);
       const { deliveries, more } = await deliveryQueue.pendingOf(id, limit);
       response.set(adminOnly);
       sendJson(request, response, { meta: { limit, more }, data: deliveries.map(pendingDeliveryResource) });

@@ -50,10 +50,14 @@ export const webhookAdmin = async (service: TestService) => {
     ) {
       const response = await postJson(url('/webhooks'), { url: target, events }, admin.auth);
       if (response.status !== 201) throw new Error(`register: ${response.status} ${await response.text()}`);
-      return {
-        ...((await response.json()) as SubscriptionBody & { secret: string }),
-        consistencyToken: response.headers.get('consistency-token')!,
-      };
+      const created = (await response.json()) as SubscriptionBody & { secret: string };
+      const consistencyToken = response.headers.get('consistency-token')!;
+      // Read once with its token: the query side (another process in the distributed mode) then knows it.
+      const known = await fetch(url(`/webhooks/${created.id}`), {
+        headers: { ...admin.auth, 'Consistency-Token': consistencyToken },
+      });
+      if (known.status !== 200) throw new Error(`registered, not readable: ${known.status}`);
+      return { ...created, consistencyToken };
     },
     async attempts(subscriptionId: string): Promise<AttemptBody[]> {
       const response = await fetch(url(`/webhooks/${subscriptionId}/deliveries?perPage=100`), {

@@ -160,16 +160,7 @@ export const OrdersView = ({ api, user, route }) => {
         <input id="placed-until" type="date" value=${placedTo} onChange=${(/** @type {Event} */ event) =>
           refine({ placedTo: /** @type {HTMLInputElement} */ (event.currentTarget).value })} />
       </div>
-      <div class="inline-form">
-        <label for="total-from">Total from</label>
-        <input id="total-from" class="amount" type="number" inputmode="decimal" min="0" step="0.01"
-          value=${minTotal} onChange=${(/** @type {Event} */ event) =>
-            refine({ minTotal: /** @type {HTMLInputElement} */ (event.currentTarget).value })} />
-        <label for="total-to">to</label>
-        <input id="total-to" class="amount" type="number" inputmode="decimal" min="0" step="0.01"
-          value=${maxTotal} onChange=${(/** @type {Event} */ event) =>
-            refine({ maxTotal: /** @type {HTMLInputElement} */ (event.currentTarget).value })} />
-      </div>
+      <${TotalSpan} minTotal=${minTotal} maxTotal=${maxTotal} onApply=${refine} />
     </div>
     ${
       idEndsWith || customerEmail
@@ -183,6 +174,33 @@ export const OrdersView = ({ api, user, route }) => {
     ${orders.loading && !orders.data ? html`<${Loading} label="Loading the orders…" />` : null}
     ${orders.data ? html`<${OrderTable} page=${orders.data} status=${status} showCustomer=${!ownOnly} />` : null}
   </section>`;
+};
+
+/**
+ * Total from / to, applied together (Enter, or Apply): what is typed in one field stays while the list is
+ * read again, and both bounds go in one request.
+ * @param {{ minTotal: string, maxTotal: string, onApply: (span: { minTotal: string, maxTotal: string }) => void }} props
+ */
+const TotalSpan = ({ minTotal, maxTotal, onApply }) => {
+  const [typed, setTyped] = useState({ minTotal, maxTotal });
+  useEffect(() => setTyped({ minTotal, maxTotal }), [minTotal, maxTotal]);
+  /** @param {'minTotal' | 'maxTotal'} bound @returns {(event: InputEvent) => void} */
+  const typing = (bound) => (event) => {
+    const value = /** @type {HTMLInputElement} */ (event.currentTarget).value;
+    setTyped((before) => ({ ...before, [bound]: value }));
+  };
+  return html`<form class="inline-form" aria-label="Total" onSubmit=${(/** @type {SubmitEvent} */ event) => {
+    event.preventDefault();
+    onApply(typed);
+  }}>
+    <label for="total-from">Total from</label>
+    <input id="total-from" class="amount" type="number" inputmode="decimal" min="0" step="0.01"
+      value=${typed.minTotal} onInput=${typing('minTotal')} />
+    <label for="total-to">to</label>
+    <input id="total-to" class="amount" type="number" inputmode="decimal" min="0" step="0.01"
+      value=${typed.maxTotal} onInput=${typing('maxTotal')} />
+    <button type="submit" class="secondary">Apply</button>
+  </form>`;
 };
 
 /** @param {{ page: OrderPage, status: string, showCustomer: boolean }} props */
