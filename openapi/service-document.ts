@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registerOperation } from '../infrastructure/http/openapi/api-operation.ts';
 import { allowedMethods } from '../infrastructure/http/openapi/allowed-methods.ts';
-import { moduleRouter } from '../infrastructure/http/module-router.ts';
-import { createRouter } from '../infrastructure/http/router.ts';
+import { inSequence } from '../infrastructure/http/in-sequence.ts';
+import { dispatchToModules } from '../infrastructure/http/module-dispatch.ts';
 import { apiDocsAssetPaths, apiDocsRoutes } from '../infrastructure/http/openapi/docs-routes.ts';
 import { authOperations } from './auth-operations.ts';
 import { problemBodies } from './common-schemas.ts';
@@ -120,13 +120,10 @@ export const documentSettingsOf = (config: {
  */
 export const serviceDocsRoutes = (settings: DocumentSettings): RequestHandler => {
   const document = createServiceDocument(settings);
-  const router = createRouter();
-  router.use(
+  return inSequence([
     allowedMethods({ paths: document.paths ?? {} }, [...apiDocsAssetPaths, ...consoleAssetPaths]),
-    moduleRouter({
-      routers: [apiDocsRoutes(document), serviceIndexRoutes()],
-      paths: ['/', '/openapi.json', '/docs'],
-    }),
-  );
-  return router;
+    dispatchToModules([
+      { routers: [apiDocsRoutes(document), serviceIndexRoutes()], paths: ['/', '/openapi.json', '/docs'] },
+    ]),
+  ]);
 };

@@ -20,6 +20,7 @@ import {
   type ProblemSettings,
 } from './problem-details.ts';
 import { readinessRoutes } from './readiness-routes.ts';
+import { inSequence } from './in-sequence.ts';
 import { requestId } from './request-id.ts';
 import { logRequest } from './request-log.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -134,18 +135,20 @@ export const createHttpApp = ({
   app.set('strict routing', true);
   app.set('trust proxy', trustProxy);
   enforceCacheControlRules(app, cachePolicy);
-  // What every request meets before any route, in this order.
+  // What every request meets before any route, as one layer of the app (in-sequence.ts).
   app.use(
-    securityHeaders(),
-    // First after the headers every response carries: a refusal costs as little as possible (no request
-    // id, log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
-    ...(loadShedding ? [loadShedding] : []),
-    requestId,
-    afterResponse([logRequest(logger), recordRequestDuration(metrics)]),
-    bodyDeadline({ timeoutMs: bodyTimeoutMs, errorTypeBase: problems.errorTypeBase }),
-    requireWellFormedRequest,
-    rejectUndecodableUrl,
-    bodyParsers(),
+    inSequence([
+      securityHeaders(),
+      // First after the headers every response carries: a refusal costs as little as possible (no request
+      // id, log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
+      ...(loadShedding ? [loadShedding] : []),
+      requestId,
+      afterResponse([logRequest(logger), recordRequestDuration(metrics)]),
+      bodyDeadline({ timeoutMs: bodyTimeoutMs, errorTypeBase: problems.errorTypeBase }),
+      requireWellFormedRequest,
+      rejectUndecodableUrl,
+      bodyParsers(),
+    ]),
   );
   for (const router of routers) app.use(router);
   app.use(readinessRoutes(readiness), metricsRoutes(metrics, { peers: peerMetrics }));

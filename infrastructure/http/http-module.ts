@@ -23,7 +23,7 @@ export type HttpModule = {
   routers: readonly Router[];
   /**
    * The path prefixes its routers answer (covering themselves and what is below, as in CachePolicy): only
-   * a request under one of them enters the module's routers (module-router.ts). Without it, every
+   * a request under one of them enters the module's routers (module-dispatch.ts). Without it, every
    * request does.
    */
   paths?: readonly string[];

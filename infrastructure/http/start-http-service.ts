@@ -7,7 +7,7 @@ import { createHttpApp } from './create-app.ts';
 import { healthRoutes } from './health-routes.ts';
 import type { HttpModule } from './http-module.ts';
 import { listen } from './listen.ts';
-import { moduleRouter } from './module-router.ts';
+import { dispatchToModules } from './module-dispatch.ts';
 import type { PeerMetrics } from './peer-metrics.ts';
 import { startLoadShedding } from './load-shedding.ts';
 
@@ -67,7 +67,7 @@ export const startHttpService = async ({
     problems: { errorTypeBase: config.errorTypeBase, realm: config.auth.realm },
     logger,
     trustProxy: config.auth.trustProxy,
-    routers: [first, ...modules.map(moduleRouter), healthRoutes()],
+    routers: [first, dispatchToModules(modules), healthRoutes()],
     cachePolicy: {
       privatePaths: modules.flatMap((module) => module.cachePolicy?.privatePaths ?? []),
       publicPaths: modules.flatMap((module) => module.cachePolicy?.publicPaths ?? []),

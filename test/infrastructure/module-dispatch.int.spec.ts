@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { moduleRouter } from '../../infrastructure/http/module-router.ts';
+import { dispatchToModules } from '../../infrastructure/http/module-dispatch.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 
 /** A router answering GET `path` with `name`, and passing every other request on. */
@@ -25,7 +25,7 @@ const noting = (name: string) => {
   return router;
 };
 
-describe('the features’ modules, each an Express router of its own', () => {
+describe('the features’ modules behind one dispatching layer', () => {
   let url: string;
   let server: ReturnType<express.Express['listen']>;
 
@@ -36,7 +36,7 @@ describe('the features’ modules, each an Express router of its own', () => {
     });
     const app = express();
     app.use(
-      ...[
+      dispatchToModules([
         {
           routers: [noting('orders-command'), answering('/orders', 'orders-command'), failing],
           paths: ['/orders'],
@@ -48,7 +48,7 @@ describe('the features’ modules, each an Express router of its own', () => {
           paths: ['/users/me/sessions'],
         },
         { routers: [noting('everywhere'), answering('/anything', 'everywhere')] },
-      ].map(moduleRouter),
+      ]),
     );
     app.use((_request, response) => {
       response.status(404).send('not found');
