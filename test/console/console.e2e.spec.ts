@@ -117,6 +117,23 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
       ? fetch(`${service.url}${path}`, { headers: auth })
       : postJson(`${service.url}${path}`, body, auth);
   };
+  /**
+   * Registers a subscription as an admin and reads it once with its Consistency-Token: a page opened next
+   * lists it, whichever process projects it.
+   */
+  const registerWebhook = async (body: { url: string; events: string[]; description: string }) => {
+    const registered = await api(users.admin, '/webhooks', body);
+    expect(registered.status).toBe(201);
+    const created = (await registered.json()) as { id: string; secret: string };
+    const read = await fetch(`${service.url}/webhooks/${created.id}`, {
+      headers: {
+        Authorization: `Bearer ${await tokenOf(users.admin)}`,
+        'Consistency-Token': registered.headers.get('consistency-token')!,
+      },
+    });
+    expect(read.status).toBe(200);
+    return created;
+  };
   const placeOrder = async (user: TestUser, productId: string) => {
     const address = (await (await api(user, '/users/me/addresses', anAddress)).json()) as { id: string };
     const placed = await api(user, '/orders', {
@@ -658,13 +675,13 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
 
   it('lets an admin retry a dead-lettered delivery and see the new attempt, send a test and rotate the secret', async () => {
     // A subscription whose receiver is gone (410 to a test event): disabled, with the reason the console shows.
-    const gone = await api(users.admin, '/webhooks', {
-      url: goneReceiver.url,
-      events: ['payment.received'],
-      description: 'Old CRM (retired)',
-    });
-    expect(gone.status).toBe(201);
-    const goneId = ((await gone.json()) as { id: string }).id;
+    const goneId = (
+      await registerWebhook({
+        url: goneReceiver.url,
+        events: ['payment.received'],
+        description: 'Old CRM (retired)',
+      })
+    ).id;
     const test = await fetch(`${service.url}/webhooks/${goneId}/test`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${await tokenOf(users.admin)}` },
@@ -676,13 +693,11 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
       })
       .toMatchObject({ active: false, disabledReason: 'The receiver answered 410 Gone.' });
 
-    const registered = await api(users.admin, '/webhooks', {
+    const subscription = await registerWebhook({
       url: receiver.url,
       events: ['order.created'],
       description: 'ERP (down for maintenance)',
     });
-    expect(registered.status).toBe(201);
-    const subscription = (await registered.json()) as { id: string; secret: string };
     // The subscription takes the events after its registration: a new order, delivered three times (500), then dead-lettered.
     const deadOrder = await placeOrder(users.otherCustomer, '1004');
     const attempts = async () =>
@@ -1209,13 +1224,11 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
 
   it("sends a test event of the type chosen and shows its attempt; the list shows the API's success rate (issue 44)", async () => {
     // A subscription of its own, to the receiver that answers 500, taking payment.received only.
-    const registered = await api(users.admin, '/webhooks', {
+    const { id } = await registerWebhook({
       url: receiver.url,
       events: ['payment.received'],
       description: 'Test types (issue 44)',
     });
-    expect(registered.status).toBe(201);
-    const { id } = (await registered.json()) as { id: string };
     const page = await signIn(users.admin);
     const deliveryReads: string[] = [];
     page.on('request', (request) => {
@@ -1283,13 +1296,11 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
   });
 
   it('shows the deliveries waiting behind one the receiver has not answered yet, until both are delivered (issue 44)', async () => {
-    const registered = await api(users.admin, '/webhooks', {
+    const { id } = await registerWebhook({
       url: slowReceiver.url,
       events: ['order.created', 'order.status_changed'],
       description: 'Slow warehouse',
     });
-    expect(registered.status).toBe(201);
-    const { id } = (await registered.json()) as { id: string };
     const { id: orderId } = await placeOrder(users.customer, '1004');
     expect((await api(users.customer, `/orders/${orderId}/cancel`, {})).status).toBe(200);
     await slowReceiver.waitFor((all) => all.length >= 1);
