@@ -15,6 +15,7 @@ import {
   pendingDeliveriesQuery,
 } from '../query-api/webhook-subscriptions/subscription-query-routes.ts';
 import { statsOverAttempts } from '../webhooks/deliveries/delivery-log.ts';
+import { pendingDeliveryResourceSchema } from '../webhooks/deliveries/pending-delivery-schema.ts';
 import { consistencyTokenHeader, cursorPageOf, pageOf, timestamp } from './common-schemas.ts';
 
 const subscriptionMembers = {
@@ -130,33 +131,6 @@ const deliveryAttempt = z
       }),
   })
   .meta({ id: 'DeliveryAttempt' });
-
-const pendingDelivery = z
-  .strictObject({
-    deliveryId: z.uuid().meta({ description: 'The delivery, for POST …/deliveries/{deliveryId}/retry.' }),
-    eventId: z.string().meta({ description: 'The event’s id: the webhook-id header.' }),
-    eventType: z.string(),
-    orderingKey: z.string().meta({
-      description:
-        'Deliveries of one key (an order’s id, for an order’s events) go to the subscription one at a time, in the order’s event order.',
-    }),
-    state: z.enum(['scheduled', 'retrying', 'waiting']).meta({
-      description:
-        '`waiting`: behind an earlier delivery of its key that is not settled yet (`waitingBehind`), sent once that one is delivered or dead-lettered; `retrying`: an attempt failed and the next is at `nextAttemptAt`; `scheduled`: not attempted yet, due at `nextAttemptAt`.',
-    }),
-    attemptsMade: z.int().min(0).meta({ description: 'Attempts so far, an admin’s retries included.' }),
-    nextAttemptAt: timestamp
-      .nullable()
-      .meta({ description: 'When it is attempted next; null while waiting.' }),
-    acceptedAt: timestamp.meta({
-      description: 'When the dispatcher accepted the event for this subscription.',
-    }),
-    waitingBehind: z
-      .uuid()
-      .nullable()
-      .meta({ description: 'The delivery it waits behind (the head of its key); null when it is the head.' }),
-  })
-  .meta({ id: 'PendingDelivery' });
 
 const subscriptionPath = z.object({ subscriptionId: z.uuid() });
 const adminProblems = { forbidden: 'The caller is not an admin.' } as const;
@@ -338,7 +312,7 @@ export const webhookOperations: ApiOperation[] = [
       z
         .strictObject({
           meta: z.strictObject({ limit: z.int().min(1).max(100), more: z.boolean() }),
-          data: z.array(pendingDelivery),
+          data: z.array(pendingDeliveryResourceSchema),
         })
         .meta({ id: 'PendingDeliveryList' }),
     ),

@@ -38,15 +38,23 @@ export const money = (amountMinor: number, currency: string): Money => ({
  * so 19.999 EUR is an error rather than a silent rounding.
  */
 export const moneyFromDecimal = (amount: number, currency: string): Money => {
-  const scale = 10 ** minorUnitDigits(currency);
-  const amountMinor = Math.round(amount * scale);
-  if (amountMinor / scale !== amount) {
-    throw new InvariantViolationError([
-      { field: 'amount', message: `${currency} has at most ${minorUnitDigits(currency)} decimal places` },
-    ]);
+  const amountMinor = minorUnitsOf(amount, currency);
+  if (amountMinor === null) {
+    throw new InvariantViolationError([{ field: 'amount', message: tooManyDecimals(currency) }]);
   }
   return money(amountMinor, currency);
 };
+
+/** A decimal amount in the currency's minor units; null when it has more decimal places than the currency. */
+export const minorUnitsOf = (amount: number, currency: string): number | null => {
+  const scale = 10 ** minorUnitDigits(currency);
+  const amountMinor = Math.round(amount * scale);
+  return amountMinor / scale === amount ? amountMinor : null;
+};
+
+/** Why minorUnitsOf refused an amount, in the words the API answers. */
+export const tooManyDecimals = (currency: string) =>
+  `${currency} has at most ${minorUnitDigits(currency)} decimal places`;
 
 /** The decimal form for the wire: integer division by a power of ten, which doubles represent exactly enough to print. */
 export const moneyToDecimal = (value: Money): number =>

@@ -22,7 +22,7 @@ import type {
   OrderReadModel,
   TotalBounds,
 } from '../../projections/orders/order-read-model.ts';
-import { minorUnitDigits } from '../../domain/shared/money.ts';
+import { minorUnitsOf, tooManyDecimals } from '../../domain/shared/money.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
 import { normalizeEmail, type UserStore } from '../../identity/users.ts';
@@ -121,13 +121,10 @@ const totalWithin = (
   currency: string,
 ): TotalBounds | undefined => {
   if (minTotal === undefined && maxTotal === undefined) return undefined;
-  const digits = minorUnitDigits(currency);
   const inMinorUnits = (amount: number | undefined, field: string) => {
     if (amount === undefined) return undefined;
-    const minor = Math.round(amount * 10 ** digits);
-    if (minor / 10 ** digits !== amount) {
-      throw validationFailed([{ field, message: `${currency} has at most ${digits} decimal places` }]);
-    }
+    const minor = minorUnitsOf(amount, currency);
+    if (minor === null) throw validationFailed([{ field, message: tooManyDecimals(currency) }]);
     return minor;
   };
   const atLeastMinor = inMinorUnits(minTotal, 'minTotal');

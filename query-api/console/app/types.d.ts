@@ -3,6 +3,7 @@
 
 import type { CurrentOrderResource, OrderResource } from '../../../domain/orders/order-resource.ts';
 import type { OrderCustomers } from '../../orders/order-customers.ts';
+import type { PendingDeliveryResource } from '../../../webhooks/deliveries/pending-delivery-schema.ts';
 
 export type Role = 'customer' | 'staff' | 'auditor' | 'admin';
 export type OrderStatus = Order['status'];
@@ -90,18 +91,8 @@ export type DeliveryAttempt = {
   request?: { headers: Record<string, string>; body: unknown };
 };
 
-/** GET /webhooks/{id}/deliveries/pending: a delivery not settled yet. */
-export type PendingDelivery = {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  orderingKey: string;
-  state: 'scheduled' | 'retrying' | 'waiting';
-  attemptsMade: number;
-  nextAttemptAt: string | null;
-  acceptedAt: string;
-  waitingBehind: string | null;
-};
+/** GET /webhooks/{id}/deliveries/pending: a delivery not settled yet (its one schema, webhooks/deliveries/). */
+export type PendingDelivery = PendingDeliveryResource;
 
 export type PendingDeliveryList = { meta: { limit: number; more: boolean }; data: PendingDelivery[] };
 
