@@ -52,6 +52,17 @@ export const minorUnitsOf = (amount: number, currency: string): number | null =>
   return amountMinor / scale === amount ? amountMinor : null;
 };
 
+/**
+ * A decimal amount written as text (`49.95`, as a query string carries it) in the currency's minor units,
+ * digit by digit, so that no float rounds it; null when it has more decimal places than the currency.
+ */
+export const minorUnitsOfText = (text: string, currency: string): number | null => {
+  const digits = minorUnitDigits(currency);
+  const [whole = '', fraction = ''] = text.split('.');
+  if (fraction.length > digits) return null;
+  return Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
+};
+
 /** Why minorUnitsOf refused an amount, in the words the API answers. */
 export const tooManyDecimals = (currency: string) =>
   `${currency} has at most ${minorUnitDigits(currency)} decimal places`;

@@ -21,5 +21,11 @@ export const fieldErrors = (error: z.ZodError, root = 'body'): FieldError[] =>
           field: fieldPath([...issue.path, key], root),
           message: root === 'query' ? 'unknown query parameter' : 'unknown field',
         }))
-      : [{ field: fieldPath(issue.path, root), message: issue.message }],
+      : [{ field: fieldPath(issue.path, root), message: messageOf(issue, root) }],
   );
+
+/** A query parameter is text, or a list when it is given more than once: say so in words. */
+const messageOf = (issue: z.core.$ZodIssue, root: string): string =>
+  root === 'query' && issue.code === 'invalid_type' && issue.expected === 'string'
+    ? 'must be given once'
+    : issue.message;

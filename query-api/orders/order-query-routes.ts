@@ -22,7 +22,7 @@ import type {
   OrderReadModel,
   TotalBounds,
 } from '../../projections/orders/order-read-model.ts';
-import { minorUnitsOf, tooManyDecimals } from '../../domain/shared/money.ts';
+import { minorUnitsOfText, tooManyDecimals } from '../../domain/shared/money.ts';
 import type { ProjectionProgress } from '../../infrastructure/event-sourcing/projection-progress.ts';
 import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
 import { normalizeEmail, type UserStore } from '../../identity/users.ts';
@@ -45,10 +45,7 @@ const placedAt = z
   .transform((value) => new Date(value).toISOString());
 
 /** A bound of the listing's total: a decimal amount as the API writes one (`49.95`), in the shop's currency. */
-const totalBound = z
-  .string()
-  .regex(/^\d{1,13}(\.\d{1,3})?$/, 'must be a decimal amount, such as 49.95')
-  .transform(Number);
+const totalBound = z.string().regex(/^\d{1,12}(\.\d{1,3})?$/, 'must be a decimal amount, such as 49.95');
 
 export const listingQuery = z.strictObject({
   ...paginationQuery,
@@ -117,13 +114,13 @@ export type OrderQueryDeps = {
  * than the currency has, and on a minTotal above maxTotal.
  */
 const totalWithin = (
-  { minTotal, maxTotal }: { minTotal?: number | undefined; maxTotal?: number | undefined },
+  { minTotal, maxTotal }: { minTotal?: string | undefined; maxTotal?: string | undefined },
   currency: string,
 ): TotalBounds | undefined => {
   if (minTotal === undefined && maxTotal === undefined) return undefined;
-  const inMinorUnits = (amount: number | undefined, field: string) => {
+  const inMinorUnits = (amount: string | undefined, field: string) => {
     if (amount === undefined) return undefined;
-    const minor = minorUnitsOf(amount, currency);
+    const minor = minorUnitsOfText(amount, currency);
     if (minor === null) throw validationFailed([{ field, message: tooManyDecimals(currency) }]);
     return minor;
   };
@@ -276,8 +273,8 @@ export const orderQueryRoutes = ({
       if (query.customerEmail !== undefined) params.set('customerEmail', query.customerEmail);
       if (query.placedFrom !== undefined) params.set('placedFrom', query.placedFrom);
       if (query.placedBefore !== undefined) params.set('placedBefore', query.placedBefore);
-      if (query.minTotal !== undefined) params.set('minTotal', String(query.minTotal));
-      if (query.maxTotal !== undefined) params.set('maxTotal', String(query.maxTotal));
+      if (query.minTotal !== undefined) params.set('minTotal', query.minTotal);
+      if (query.maxTotal !== undefined) params.set('maxTotal', query.maxTotal);
       return `/orders?${params.toString()}`;
     };
     const { next, prev } = cursorLinks({ direction: decoded?.direction, hasMore, items: orders, link });

@@ -223,6 +223,9 @@ describe('GET /orders, found by short id, by customer e-mail and by total', () =
       ['minTotal=cheap', 'minTotal'],
       ['maxTotal=-5', 'maxTotal'],
       ['minTotal=1.234', 'minTotal'],
+      // Read digit by digit: a float would round the third decimal of a large amount away.
+      ['maxTotal=947573176605.759', 'maxTotal'],
+      ['minTotal=1.000', 'minTotal'],
       [`minTotal=${amounts[2]}&maxTotal=${middle}`, 'minTotal'],
     ] as const) {
       const refused = await staff.get(`/orders?${query}`);
@@ -232,6 +235,10 @@ describe('GET /orders, found by short id, by customer e-mail and by total', () =
         query,
       ).toEqual([field]);
     }
+    const repeated = await staff.get('/orders?minTotal=1&minTotal=2');
+    expect((await problemOf(repeated)).errors).toEqual([
+      { field: 'minTotal', message: 'must be given once' },
+    ]);
   });
 
   it('names the customer of each listed order, by id, with its name and e-mail; a customer reads only itself', async () => {

@@ -16,7 +16,7 @@ export const pendingDeliveryResourceSchema = z
     }),
     state: z.enum(['scheduled', 'retrying', 'waiting']).meta({
       description:
-        '`waiting`: behind an earlier delivery of its key that is not settled yet (`waitingBehind`), sent once that one is delivered or dead-lettered; `retrying`: an attempt failed and the next is at `nextAttemptAt`; `scheduled`: not attempted yet, due at `nextAttemptAt`.',
+        '`waiting`: behind an earlier delivery of its key that is not settled yet (`waitingBehind`), sent once that one is delivered or dead-lettered; `retrying`: an attempt failed and the next is at `nextAttemptAt`; `scheduled`: no attempt has ended yet (one may be under way), due at `nextAttemptAt`.',
     }),
     attemptsMade: z.int().min(0).meta({ description: 'Attempts so far, an admin’s retries included.' }),
     nextAttemptAt: timestamp
