@@ -1,12 +1,7 @@
-import {
-  MongoBulkWriteError,
-  MongoServerError,
-  type AnyBulkWriteOperation,
-  type Db,
-  type Filter,
-} from 'mongodb';
+import { MongoServerError, type AnyBulkWriteOperation, type Db, type Filter } from 'mongodb';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 import type { OrderReadModel } from './order-read-model.ts';
+import { duplicateKeyErrors } from '../../infrastructure/mongo/duplicate-keys.ts';
 import { nextOrderView } from './order-projection.ts';
 import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
 import type { OrderView } from './order-projection.ts';
@@ -17,10 +12,6 @@ const liveCollection = 'order_views';
 
 const toView = ({ _id, ...rest }: OrderDocument): OrderView => ({ id: _id, ...rest });
 const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
-const allDuplicateKeys = (error: MongoBulkWriteError) =>
-  (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every(
-    (write) => write.code === 11000,
-  );
 const namespaceNotFound = 26;
 
 const dropIfExists = async (db: Db, name: string) => {
@@ -151,8 +142,8 @@ export const createMongoOrderReadModel = async (
       const result = await orders.bulkWrite(writes, { ordered: false });
       return result.matchedCount === replaces;
     } catch (error) {
-      if (!(error instanceof MongoBulkWriteError && error.writeErrors && allDuplicateKeys(error)))
-        throw error;
+      // Another projector inserted one first: the batch is applied again, every order read.
+      if (duplicateKeyErrors(error) === null) throw error;
       return false;
     }
   };

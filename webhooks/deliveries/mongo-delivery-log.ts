@@ -1,4 +1,5 @@
-import { MongoBulkWriteError, MongoServerError, type Db, type Filter } from 'mongodb';
+import { MongoServerError, type Db, type Filter } from 'mongodb';
+import { duplicatesOfInsert } from '../../infrastructure/mongo/duplicate-keys.ts';
 import {
   deliveryStatsOf,
   statsOverAttempts,
@@ -11,12 +12,6 @@ type AttemptDocument = Omit<DeliveryAttempt, 'id'> & { _id: string };
 
 const toAttempt = ({ _id, ...rest }: AttemptDocument): DeliveryAttempt => ({ id: _id, ...rest });
 const duplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
-const onlyDuplicateKeys = (error: unknown) =>
-  error instanceof MongoBulkWriteError &&
-  error.writeConcernError === undefined &&
-  (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every(
-    (writeError) => writeError?.code === 11000,
-  );
 const newestFirst = { attemptedAt: -1, _id: -1 } as const;
 
 /**
@@ -52,7 +47,7 @@ export const createMongoDeliveryLog = async (
           { ordered: false },
         );
       } catch (error) {
-        if (!onlyDuplicateKeys(error)) throw error;
+        if (duplicatesOfInsert(error, batch.length) === null) throw error;
       }
     },
 

@@ -1,5 +1,4 @@
 import {
-  MongoBulkWriteError,
   MongoServerError,
   type Collection,
   type Db,
@@ -8,6 +7,7 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import type { Delivery, DeliveryQueue, DeliveryStatus, Settlement } from './delivery-queue.ts';
+import { duplicatesOfInsert } from '../../infrastructure/mongo/duplicate-keys.ts';
 import { pendingOfIn } from './mongo-pending-deliveries.ts';
 
 export type DeliveryDocument = Omit<Delivery, 'id'> & {
@@ -22,13 +22,6 @@ type AcceptedDocument = { _id: string };
 
 const duplicateKey = 11000;
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === duplicateKey;
-const onlyDuplicateKeys = (error: unknown): error is MongoBulkWriteError =>
-  error instanceof MongoBulkWriteError &&
-  error.writeConcernError === undefined &&
-  error.writeErrors !== undefined &&
-  (Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors]).every(
-    (writeError) => writeError.code === duplicateKey,
-  );
 
 /** Inserts what is not there yet; the ids that were there already. */
 const insertNew = async <T extends { _id: string }>(collection: Collection<T>, documents: T[]) => {
@@ -36,9 +29,9 @@ const insertNew = async <T extends { _id: string }>(collection: Collection<T>, d
     await collection.insertMany(documents as OptionalUnlessRequiredId<T>[], { ordered: false });
     return new Set<string>();
   } catch (error) {
-    if (!onlyDuplicateKeys(error)) throw error;
-    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    return new Set(errors.map((writeError) => documents[writeError.index]!._id));
+    const duplicates = duplicatesOfInsert(error, documents.length);
+    if (duplicates === null) throw error;
+    return new Set([...duplicates].map((index) => documents[index]!._id));
   }
 };
 

@@ -15,6 +15,8 @@ export type FaultTarget = {
   adminEnv: Record<string, string>;
   /** The settings the processes run with that decide how fast a fault heals: printed with the figures. */
   settings: Record<string, string>;
+  /** Where the processes' logs are, one `<process>.log` each: searched for what a failed case missed. */
+  logsDir?: string;
   /** Runs one fault subcommand (`kill cmd1`, `heal proj`, `failover`...). */
   fault(...args: string[]): Promise<void>;
 };

@@ -78,6 +78,7 @@ export const standTarget = async (): Promise<FaultTarget> => {
       Object.entries(env).filter(([name]) => adminNames.includes(name) || name.startsWith('PERSONAL_DATA')),
     ),
     settings: runningSettings(required('STAND_STATE_DIR')),
+    logsDir: join(required('STAND_STATE_DIR'), 'logs'),
     async fault(...args) {
       await run(stand, args, { timeout: 180_000 });
     },

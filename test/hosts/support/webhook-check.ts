@@ -19,7 +19,7 @@ export type WebhookVerdict = {
   delivered: number;
   /** Owed webhooks first received more than `lateAfterMs` after their write was acknowledged. */
   late: number;
-  missing: { path: string; write: AcknowledgedWrite }[];
+  missing: { path: string; write: AcknowledgedWrite; event: LogEvent }[];
   badSignatures: number;
   /** The same webhook-id received with different bytes (at least once allows only the same bytes again). */
   differingDuplicates: number;
@@ -116,7 +116,7 @@ export const checkWebhooks = (
         verdict.owed++;
         const receipt = first.get(event.id);
         if (!receipt) {
-          verdict.missing.push({ path: subscriber.path, write });
+          verdict.missing.push({ path: subscriber.path, write, event });
           continue;
         }
         verdict.delivered++;
