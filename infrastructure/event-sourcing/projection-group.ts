@@ -168,7 +168,6 @@ export const startProjectionGroup = async ({
     // Then the others (the relay): what they hand on (a webhook) finds the read models and their
     // checkpoint stored already, so nobody downstream waits on them.
     const laterOutcomes = await Promise.allSettled(later.map((state) => applyTo(state, batch)));
-    groupPosition = last;
     const failed: { state: MemberState; reason: unknown }[] = [];
     for (const [index, outcome] of laterOutcomes.entries()) {
       const state = later[index]!;
@@ -193,6 +192,9 @@ export const startProjectionGroup = async ({
       }
       if (!stopping.signal.aborted) await goSolo(state);
     }
+    // Only now: a failed member that could not go solo (its checkpoint store failing too) is still in the
+    // group at its own position, and the group reads this batch again rather than leave it behind.
+    groupPosition = last;
   };
 
   const running = followLog({

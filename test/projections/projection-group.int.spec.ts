@@ -222,4 +222,31 @@ describe('the projection group', () => {
     // Stopping saves what is left.
     expect(await checkpoints.load('relay-v1')).toBe(await logPositions().then((log) => log.at(-1)));
   });
+
+  it('misses no batch of a member whose store fails while it would go solo (its checkpoint unreadable too)', async () => {
+    // One store for the read model and its checkpoint (FerretDB in the distributed mode), lost between the
+    // group's checkpoint write and the failed member's going solo: the batch is its again, not skipped.
+    let storeDown = false;
+    const load = checkpoints.load;
+    checkpoints.load = async (name) => {
+      if (storeDown) throw new Error('the checkpoint store is down');
+      return load(name);
+    };
+    const orders = recorder('orders', () => storeDown);
+    const relay = recorder('relay', undefined, { savedWithNextBatch: true });
+    const group = await start([orders, relay]);
+    try {
+      await waitAll(group, await appendOrder());
+      storeDown = true;
+      const whileDown = await appendOrder();
+      expect(await group.progress['relay']!.waitFor(whileDown, 5000)).toBe(true);
+      storeDown = false;
+      const last = await appendOrder();
+      await waitAll(group, last);
+      expect(orders.applied).toEqual(await logPositions());
+      expect(relay.applied).toEqual(await logPositions());
+    } finally {
+      await group.stop();
+    }
+  });
 });
