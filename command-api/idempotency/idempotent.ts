@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { principalOf } from '../../infrastructure/auth/authenticate.ts';
 import { canonicalJson } from '../../infrastructure/canonical-json.ts';
 import type { Clock } from '../../infrastructure/clock.ts';
+import { sendAnswer, type Answer } from '../../infrastructure/http/answer.ts';
 import { ApiError, validationFailed } from '../../infrastructure/http/api-error.ts';
+import { problemAnswer, problemFor, sendProblem } from '../../infrastructure/http/problem-details.ts';
 import { strongEtag } from '../../infrastructure/http/representation.ts';
 import { withLegacyTokensSealed } from '../../infrastructure/personal-data/field-cipher.ts';
 import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
@@ -43,31 +45,17 @@ const replay = async (response: Response, stored: StoredResponse, reveal: Reveal
   response.status(stored.status).set(headers).set('Idempotent-Replayed', 'true').end(body);
 };
 
-/** Keeps what the handler answers (status, the headers that matter, body) until the store has it. */
-const captureAnswer = (response: Response, settle: (answer: StoredResponse) => Promise<void>) => {
-  const end = response.end.bind(response) as (...args: unknown[]) => Response;
-  response.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    const body =
-      chunk === undefined || typeof chunk === 'function'
-        ? ''
-        : Buffer.isBuffer(chunk)
-          ? chunk.toString('utf8')
-          : String(chunk);
-    // Kept with the names as the handler wrote them, so that a replay sends them the same way.
-    const headers: Record<string, string> = {};
-    // Node has it on every outgoing message; its types declare it on ClientRequest only.
-    const rawNames = (response as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames();
-    for (const name of rawNames) {
-      if (replayedHeaders.includes(name.toLowerCase())) headers[name] = String(response.getHeader(name));
-    }
-    // A handler that sent personal data leaves its sealed form: that is what is kept.
-    const sealed = response.locals['sealedBody'] as string | undefined;
-    void settle({ status: response.statusCode, headers, body: sealed ?? body }).finally(() =>
-      end(chunk, ...rest),
-    );
-    return response;
-  }) as Response['end'];
-};
+/** What is kept of an answer: its status, the headers a replay repeats (as written), the sealed body. */
+const keptOf = ({ status, headers, body, kept }: Answer): StoredResponse => ({
+  status,
+  headers: Object.fromEntries(
+    Object.entries(headers).filter(([name]) => replayedHeaders.includes(name.toLowerCase())),
+  ),
+  body: kept ?? (typeof body === 'string' ? body : body.toString('utf8')),
+});
+
+/** A handler whose answer is a value (answer.ts): what an idempotent route runs. */
+export type AnswerHandler = (request: Request, response: Response) => Promise<Answer>;
 
 /**
  * The Idempotency-Key header (draft-ietf-httpapi-idempotency-key-header): the first request with a key
@@ -75,60 +63,77 @@ const captureAnswer = (response: Response, settle: (answer: StoredResponse) => P
  * different request answers 422, and while the first still runs answers 409. Answers of 5xx are not kept:
  * the key is released, so the client's retry runs again. Goes after authenticate: keys are per user.
  */
-export const idempotent =
-  ({
-    store,
-    clock,
-    logger,
-    reveal,
-    ttlMs = 24 * 3_600_000,
-    leaseMs = 60_000,
-  }: {
-    store: IdempotencyStore;
-    /** Opens the sealed personal fields of a kept answer (it is kept sealed). */
-    reveal: Reveal;
-    clock: Clock;
-    logger: Logger;
-    ttlMs?: number;
-    leaseMs?: number;
-  }): RequestHandler =>
-  async (request, response, next) => {
-    const key = request.get('Idempotency-Key');
-    if (key === undefined) return next();
-    if (!idempotencyKeyFormat.test(key)) {
-      throw validationFailed([
-        { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-      ]);
+export const idempotent = ({
+  store,
+  clock,
+  logger,
+  reveal,
+  ttlMs = 24 * 3_600_000,
+  leaseMs = 60_000,
+}: {
+  store: IdempotencyStore;
+  /** Opens the sealed personal fields of a kept answer (it is kept sealed). */
+  reveal: Reveal;
+  clock: Clock;
+  logger: Logger;
+  ttlMs?: number;
+  leaseMs?: number;
+}) => {
+  /** The answer stays as it is whether or not it could be kept; the claim then lapses with its lease. */
+  const keeping = async (write: () => Promise<void>) => {
+    try {
+      await write();
+    } catch (error) {
+      logger.error({ err: error }, 'could not store the answer of an idempotent request');
     }
-    const scope: IdempotencyScope = { userId: principalOf(response).userId, key };
-    const fingerprint = requestFingerprint(request.method, request.path, request.body);
-    const now = clock.now();
-    const claim = await store.claim(scope, fingerprint, {
-      now,
-      expiresAt: new Date(now.getTime() + ttlMs),
-      leaseUntil: new Date(now.getTime() + leaseMs),
-    });
-    if (claim.outcome !== 'claimed' && claim.fingerprint !== fingerprint) {
-      throw new ApiError(
-        'idempotency-key-mismatch',
-        'This Idempotency-Key was used for a different request. Use a new key for a new request.',
-      );
-    }
-    if (claim.outcome === 'in-progress') {
-      throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed.', {
-        headers: { 'Retry-After': '1' },
-      });
-    }
-    if (claim.outcome === 'completed') return replay(response, claim.response, reveal);
-
-    captureAnswer(response, async (answer) => {
-      try {
-        if (answer.status >= 500) await store.release(scope, fingerprint);
-        else await store.complete(scope, fingerprint, answer);
-      } catch (error) {
-        // The answer still goes out; the claim lapses with its lease, after which a retry runs again.
-        logger.error({ err: error }, 'could not store the answer of an idempotent request');
-      }
-    });
-    next();
   };
+
+  return (handle: AnswerHandler): RequestHandler =>
+    async (request, response) => {
+      const key = request.get('Idempotency-Key');
+      if (key === undefined) return sendAnswer(response, await handle(request, response));
+      if (!idempotencyKeyFormat.test(key)) {
+        throw validationFailed([
+          { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+        ]);
+      }
+      const scope: IdempotencyScope = { userId: principalOf(response).userId, key };
+      const fingerprint = requestFingerprint(request.method, request.path, request.body);
+      const now = clock.now();
+      const claim = await store.claim(scope, fingerprint, {
+        now,
+        expiresAt: new Date(now.getTime() + ttlMs),
+        leaseUntil: new Date(now.getTime() + leaseMs),
+      });
+      if (claim.outcome !== 'claimed' && claim.fingerprint !== fingerprint) {
+        throw new ApiError(
+          'idempotency-key-mismatch',
+          'This Idempotency-Key was used for a different request. Use a new key for a new request.',
+        );
+      }
+      if (claim.outcome === 'in-progress') {
+        throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed.', {
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      if (claim.outcome === 'completed') return replay(response, claim.response, reveal);
+
+      let answer: Answer;
+      try {
+        answer = await handle(request, response);
+      } catch (error) {
+        // The key's answer is whatever the request answered, a refusal too; a 5xx is not kept (the key is
+        // released, so that the client's retry runs again) and goes to the error handler as any error.
+        const { body, headers } = problemFor(request, error);
+        if (body.status >= 500) {
+          await keeping(() => store.release(scope, fingerprint));
+          throw error;
+        }
+        await keeping(() => store.complete(scope, fingerprint, keptOf(problemAnswer(body, headers))));
+        return sendProblem(response, body, headers);
+      }
+      // Kept before it goes out: a retry that follows the answer finds it.
+      await keeping(() => store.complete(scope, fingerprint, keptOf(answer)));
+      sendAnswer(response, answer);
+    };
+};

@@ -16,6 +16,7 @@ import type { Clock } from '../../infrastructure/clock.ts';
 import { createCommandHandler, type Handled } from '../../infrastructure/event-sourcing/command-handler.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { acceptBody } from '../../infrastructure/http/accept-body.ts';
+import type { Answer } from '../../infrastructure/http/answer.ts';
 import type { ConsistencyTokens } from '../../infrastructure/http/consistency-tokens.ts';
 import { forbidden, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
@@ -83,29 +84,30 @@ const representationOf = (reveal: Reveal, details: OrderDetails, caller: Caller)
 /**
  * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event (the
  * one appended; for a command that appended nothing, such as a payment recorded already, the log's head as
- * read after the order's stream), bound to the caller. The sealed text goes in `response.locals.sealedBody`: what an idempotent request
- * keeps instead of the bytes.
+ * read after the order's stream), bound to the caller; and the sealed text, which is what an idempotent
+ * request keeps instead of the bytes.
  */
-const sendOrder = async (
+const orderAnswer = async (
   { reveal, consistencyTokens }: { reveal: Reveal; consistencyTokens: Pick<ConsistencyTokens, 'issue'> },
   response: Response,
   handled: Handled<OrderEvent, OrderState, OrderDetails>,
   status: 200 | 201,
-) => {
+): Promise<Answer> => {
   const details = handled.view;
   if (!details || handled.readAt === null) throw new Error('an order command found no order');
   const { representation, sealed } = await representationOf(reveal, details, principalOf(response));
-  response.locals['sealedBody'] = sealed;
-  if (status === 201) response.location(`/orders/${details.id}`);
-  response
-    .status(status)
-    .set({
+  return {
+    status,
+    headers: {
+      ...(status === 201 ? { Location: `/orders/${details.id}` } : {}),
       ETag: representation.etag,
-      'Last-Modified': representation.lastModified,
+      'Last-Modified': representation.lastModified!,
       'Consistency-Token': consistencyTokens.issue(handled.readAt, principalOf(response).userId),
       'Content-Type': representation.contentType,
-    })
-    .end(representation.body);
+    },
+    body: representation.body,
+    kept: sealed,
+  };
 };
 
 /**
@@ -170,7 +172,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       metadata: eventMetadataOf(response, at),
       precondition: preconditionOf(request, response),
     });
-    await sendOrder(answering, response, handled, 200);
+    return orderAnswer(answering, response, handled, 200);
   };
 
   router.post(
@@ -181,8 +183,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     // count (below): a 400 or a replayed answer uses up nothing.
     deps.writeLimits.route('orders'),
     acceptBody('json'),
-    keyed,
-    async (request, response) => {
+    keyed(async (request, response) => {
       const customerId = principalOf(response).userId;
       const resolved = await resolveOrderRequest(deps, customerId, request.body ?? {});
       if (!resolved.ok) throw validationFailed(resolved.errors);
@@ -200,8 +201,8 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
         newStream: true,
       });
       await deps.writeLimits.counted('orders', principalOf(response));
-      await sendOrder(answering, response, handled, 201);
-    },
+      return orderAnswer(answering, response, handled, 201);
+    }),
   );
 
   router.post(
@@ -209,22 +210,20 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     auth,
     authorize('confirmOrder'),
     acceptBody('json'),
-    keyed,
-    (request, response) => {
+    keyed((request, response) => {
       bodyOf(noBody, request);
       return transition(request, response, (orderId, confirmedAt) => ({
         type: 'ConfirmOrder',
         data: { orderId, confirmedAt },
       }));
-    },
+    }),
   );
   router.post(
     '/orders/:orderId/ship',
     auth,
     authorize('shipOrder'),
     acceptBody('json'),
-    keyed,
-    (request, response) => {
+    keyed((request, response) => {
       const { carrier, trackingNumber, trackingUrl } = bodyOf(shipBody, request);
       return transition(request, response, (orderId, shippedAt) => ({
         type: 'ShipOrder',
@@ -238,43 +237,40 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
           },
         },
       }));
-    },
+    }),
   );
   router.post(
     '/orders/:orderId/deliver',
     auth,
     authorize('deliverOrder'),
     acceptBody('json'),
-    keyed,
-    (request, response) => {
+    keyed((request, response) => {
       bodyOf(noBody, request);
       return transition(request, response, (orderId, deliveredAt) => ({
         type: 'DeliverOrder',
         data: { orderId, deliveredAt },
       }));
-    },
+    }),
   );
   router.post(
     '/orders/:orderId/cancel',
     auth,
     authorize('cancelOrder'),
     acceptBody('json'),
-    keyed,
-    (request, response) => {
+    keyed((request, response) => {
       const { reason } = bodyOf(cancelBody, request);
       return transition(request, response, (orderId, cancelledAt) => ({
         type: 'CancelOrder',
         data: { orderId, reason: reason ?? null, cancelledAt },
       }));
-    },
+    }),
   );
   router.post(
     '/orders/:orderId/payments',
     auth,
     authorize('recordPayment'),
     acceptBody('json'),
-    keyed,
-    (request, response) => {
+    keyed((request, response) => {
       const { amount, reference } = bodyOf(paymentBody, request);
       return transition(request, response, (orderId, receivedAt) => ({
         type: 'RecordPayment',
@@ -286,7 +282,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
           receivedAt,
         },
       }));
-    },
+    }),
   );
 
   return router;

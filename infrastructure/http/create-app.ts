@@ -7,14 +7,16 @@ import { bodyDeadline } from './body-deadline.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import { jsonBodyProblem, requireValidUtf8, requireValidUtf8Form } from './json-body-check.ts';
 import type { Readiness } from '../operations/readiness.ts';
-import { enforceCacheControlRules } from './cache-control.ts';
+import { commandAnswersNotStored, useCachePolicy } from './cache-control.ts';
 import type { CachePolicy } from './http-module.ts';
 import { metricsRoutes } from './metrics-routes.ts';
 import type { PeerMetrics } from './peer-metrics.ts';
 import {
+  createProblemRenderer,
   errorHandler,
   notFoundHandler,
   problemTypeDocs,
+  useProblemRenderer,
   type ErrorMapper,
   type ProblemDialect,
   type ProblemSettings,
@@ -134,11 +136,15 @@ export const createHttpApp = ({
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.set('trust proxy', trustProxy);
-  enforceCacheControlRules(app, cachePolicy);
+  // What may keep each answer (docs/caching.md): applied by sendRepresentation and sendProblem as they send.
+  useCachePolicy(app, cachePolicy);
+  // How errors read as problems: for the error handler, and for idempotent handlers keeping an answer.
+  useProblemRenderer(app, createProblemRenderer(problems, errorMappers, problemDialects));
   // What every request meets before any route, as one layer of the app (in-sequence.ts).
   app.use(
     inSequence([
       securityHeaders(),
+      commandAnswersNotStored,
       // First after the headers every response carries: a refusal costs as little as possible (no request
       // id, log line or duration sample; http_requests_shed_total counts it), so that shedding sheds load.
       ...(loadShedding ? [loadShedding] : []),
@@ -154,6 +160,6 @@ export const createHttpApp = ({
   app.use(readinessRoutes(readiness), metricsRoutes(metrics, { peers: peerMetrics }));
   app.get(`${new URL(problems.errorTypeBase).pathname.replace(/\/$/, '')}/:kind`, problemTypeDocs);
   app.use(notFoundHandler(problems.errorTypeBase));
-  app.use(errorHandler(problems, logger, errorMappers, problemDialects));
+  app.use(errorHandler(logger));
   return app;
 };

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { InvariantViolationError } from '../../domain/shared/errors.ts';
 import { ConcurrencyExhaustedError } from '../event-sourcing/command-handler.ts';
@@ -9,6 +9,8 @@ import type { FieldError } from '../validation/field-errors.ts';
 import { ApiError, UnauthorizedError } from './api-error.ts';
 import { problemKinds, type ProblemKind } from './problem-kinds.ts';
 import { requirePreconditionsWithoutValidators } from './representation.ts';
+import { sendAnswer, type Answer } from './answer.ts';
+import { setCacheControl } from './cache-control.ts';
 
 /** RFC 9457 problem details, with the members docs/orders.md lists; extension members ride along. */
 export type ProblemDetails = {
@@ -56,12 +58,21 @@ export const problem = (
   ...(Array.isArray(extensions['errors']) ? { errors: capped(extensions['errors'] as FieldError[]) } : {}),
 });
 
+/** A problem as an answer: what is sent, and what an idempotent request keeps of it. */
+export const problemAnswer = (body: ProblemDetails, headers: Record<string, string> = {}): Answer => ({
+  status: body.status,
+  headers: { ...headers, 'Content-Type': 'application/problem+json; charset=utf-8' },
+  body: JSON.stringify(body),
+});
+
 export const sendProblem = (
   response: Response,
   body: ProblemDetails,
   headers: Record<string, string> = {},
 ): void => {
-  response.set(headers).status(body.status).type('application/problem+json').send(JSON.stringify(body));
+  const { 'Cache-Control': chosen, ...rest } = headers;
+  setCacheControl(response.req, response, body.status, chosen);
+  sendAnswer(response, problemAnswer(body, rest));
 };
 
 /** Errors of body-parser (express.json / express.urlencoded) that are the client's fault. */
@@ -160,41 +171,27 @@ const asApiError = (error: unknown, mappers: readonly ErrorMapper[]): ApiError |
  */
 export type ProblemDialect = { paths: readonly string[]; refine: (error: ApiError) => ApiError };
 
-/** The one place errors become HTTP answers. Route handlers never catch. */
-export const errorHandler =
+/** What an error answers: its problem and headers, and whether it was a known (mapped) error at all. */
+export type RenderedProblem = { body: ProblemDetails; headers: Record<string, string>; known: boolean };
+export type ProblemRenderer = (error: unknown, path: string) => RenderedProblem;
+
+/** Renders errors as problems: for the error handler, and for whoever must keep an answer (idempotent.ts). */
+export const createProblemRenderer =
   (
     { errorTypeBase, realm }: ProblemSettings,
-    logger: Logger,
     mappers: readonly ErrorMapper[] = [],
     dialects: readonly ProblemDialect[] = [],
-  ): ErrorRequestHandler =>
-  (error: unknown, request, response, next) => {
-    if (response.headersSent) return next(error);
-    const instance = request.path;
+  ): ProblemRenderer =>
+  (error, path) => {
     const known = asApiError(error, mappers);
-    const dialect = dialects.find(({ paths }) => paths.includes(instance));
+    const dialect = dialects.find(({ paths }) => paths.includes(path));
     const apiError = known && dialect ? dialect.refine(known) : known;
     if (!apiError) {
-      logger.error({ err: error, method: request.method, path: instance }, 'request failed');
-      return sendProblem(
-        response,
-        problem(errorTypeBase, 'internal', 'The server could not complete the request.', instance),
-      );
-    }
-    if (error instanceof EventLogUnavailableError || isMongoUnreachable(error)) {
-      logger.error(
-        { err: error, method: request.method, path: instance },
-        error instanceof EventLogUnavailableError
-          ? 'request failed: event log unreachable'
-          : 'request failed: read store unreachable',
-      );
-    }
-    if (apiError.kind === 'storage-unavailable') {
-      // The operator's signal that the disk is full or read-only: the answer itself says only 503.
-      logger.error(
-        { err: error, method: request.method, path: instance },
-        'request failed: storage unavailable',
-      );
+      return {
+        body: problem(errorTypeBase, 'internal', 'The server could not complete the request.', path),
+        headers: {},
+        known: false,
+      };
     }
     const headers = { ...apiError.headers };
     if (apiError instanceof UnauthorizedError) {
@@ -205,11 +202,48 @@ export const errorHandler =
       // RFC 6750, section 3.1: the token is good, but does not carry the rights this request needs.
       headers['WWW-Authenticate'] = `Bearer realm="${realm}", error="insufficient_scope"`;
     }
-    sendProblem(
-      response,
-      problem(errorTypeBase, apiError.kind, apiError.message, instance, apiError.extensions),
+    return {
+      body: problem(errorTypeBase, apiError.kind, apiError.message, path, apiError.extensions),
       headers,
-    );
+      known: true,
+    };
+  };
+
+const rendererKey = 'problemRenderer';
+
+/** The app's renderer of problems, for the error handler and for handlers that keep their answers. */
+export const useProblemRenderer = (app: Express, render: ProblemRenderer): void => {
+  app.locals[rendererKey] = render;
+};
+
+/** The problem an error thrown while handling `request` answers, as the error handler sends it. */
+export const problemFor = (request: Request, error: unknown): RenderedProblem =>
+  (request.app.locals[rendererKey] as ProblemRenderer)(error, request.path);
+
+/** The one place errors become HTTP answers. Route handlers never catch. */
+export const errorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (error: unknown, request, response, next) => {
+    if (response.headersSent) return next(error);
+    const instance = request.path;
+    const { body, headers, known } = problemFor(request, error);
+    if (!known) {
+      logger.error({ err: error, method: request.method, path: instance }, 'request failed');
+    } else if (error instanceof EventLogUnavailableError || isMongoUnreachable(error)) {
+      logger.error(
+        { err: error, method: request.method, path: instance },
+        error instanceof EventLogUnavailableError
+          ? 'request failed: event log unreachable'
+          : 'request failed: read store unreachable',
+      );
+    } else if (body.type.endsWith('/storage-unavailable')) {
+      // The operator's signal that the disk is full or read-only: the answer itself says only 503.
+      logger.error(
+        { err: error, method: request.method, path: instance },
+        'request failed: storage unavailable',
+      );
+    }
+    sendProblem(response, body, headers);
   };
 
 export const notFoundHandler =

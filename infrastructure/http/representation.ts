@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error.ts';
 import { parseHttpDate } from './http-date.ts';
+import { setCacheControl } from './cache-control.ts';
 
 /**
  * A response body as sent, with its validators: serialized once, hashed once, and reusable for as long as
@@ -190,12 +191,12 @@ export const sendRepresentation = (
   }
   response.setHeader('ETag', representation.etag);
   if (lastModified !== undefined) response.setHeader('Last-Modified', lastModified);
-  if (representation.cacheControl !== undefined)
-    response.setHeader('Cache-Control', representation.cacheControl);
   if (notModified(request, validators)) {
+    setCacheControl(request, response, 304, representation.cacheControl);
     response.status(304).end();
     return;
   }
+  setCacheControl(request, response, 200, representation.cacheControl);
   response.setHeader('Content-Type', representation.contentType);
   response.setHeader('Content-Length', representation.body.length);
   response.status(200).end(request.method === 'HEAD' ? undefined : representation.body);

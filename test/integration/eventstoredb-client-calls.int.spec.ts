@@ -25,7 +25,11 @@ import {
   type GlobalPosition,
 } from '../../infrastructure/event-store/event-store.ts';
 import { createEventStoreDbEventStore } from '../../infrastructure/event-store/eventstoredb-event-store.ts';
-import { errorHandler } from '../../infrastructure/http/problem-details.ts';
+import {
+  createProblemRenderer,
+  errorHandler,
+  useProblemRenderer,
+} from '../../infrastructure/http/problem-details.ts';
 import { auditRoutes } from '../../query-api/audit/audit-routes.ts';
 
 type StreamsPb = typeof StreamsMessages;
@@ -412,9 +416,8 @@ describe('EventStoreDB adapter: every read ends its gRPC call (real client, fake
         },
       }),
     );
-    app.use(
-      errorHandler({ errorTypeBase: 'http://test/problems', realm: 'test' }, pino({ level: 'silent' })),
-    );
+    useProblemRenderer(app, createProblemRenderer({ errorTypeBase: 'http://test/problems', realm: 'test' }));
+    app.use(errorHandler(pino({ level: 'silent' })));
     const http = app.listen(0, '127.0.0.1');
     await once(http, 'listening');
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
