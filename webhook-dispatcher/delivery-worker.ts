@@ -4,17 +4,17 @@ import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { WebhookPoster } from '../infrastructure/outbound-http/webhook-poster.ts';
 import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
 import type { DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
-import type {
-  Delivery,
-  DeliveryQueue,
-  NewDelivery,
-  Settlement,
-} from '../webhooks/deliveries/delivery-queue.ts';
+import type { DeliveryQueue } from '../webhooks/deliveries/delivery-queue.ts';
 import { createDeliveryAttempt } from './delivery-attempt.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
+import { createEnqueueDeliveries } from './enqueue-deliveries.ts';
+import { createHeldLines } from './held-lines.ts';
+import { createInFlightLimits } from './in-flight-limits.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { createSettlementWriter } from './settlement-writer.ts';
+import { createRetryTimes, createStoreLines, createStoreOrderedLines } from './store-lines.ts';
 import type { SubscriptionCache } from './subscription-cache.ts';
+import { createWakeSignal } from './wake-signal.ts';
 
 export type DeliveryWorkerDeps = {
   queue: DeliveryQueue;
@@ -68,343 +68,80 @@ export const startDeliveryWorker = ({
   queue,
   log,
   subscriptions,
-  cipher,
-  reveal,
-  poster,
-  retryPolicy,
   now,
-  disableSubscription,
   logger,
-  metrics,
   instanceId = randomUUID(),
   maxInFlight = 64,
   maxInFlightPerSubscription = 4,
   leaseMs = 60_000,
   safetyPollMs = 5000,
   retryCheckMs = 1000,
+  ...attemptDeps
 }: DeliveryWorkerDeps) => {
-  const inFlight = new Map<string, Promise<void>>();
-  /**
-   * Requests under way, in all and per subscription: what the limits count. A delivery leaves them once its
-   * receiver answered; its line stays busy until it is settled, which is written in batches meanwhile.
-   */
-  const posting = new Set<string>();
-  const perSubscription = new Map<string, number>();
-  const answered = (delivery: Delivery) => {
-    if (!posting.delete(delivery.id)) return;
-    const count = (perSubscription.get(delivery.subscriptionId) ?? 1) - 1;
-    if (count === 0) perSubscription.delete(delivery.subscriptionId);
-    else perSubscription.set(delivery.subscriptionId, count);
-    pump();
-  };
-  /** The lines this instance holds from acceptance, each in order: delivered without reading the store. */
-  const held = new Map<string, Delivery[]>();
-  /** Lines with an attempt under way, on either path. */
-  const active = new Set<string>();
-  /**
-   * Lines whose order only the store knows (a retry, another instance's leftovers, an event accepted twice):
-   * what is accepted for them is stored unclaimed and goes out through `due`. The value stamps the last
-   * acceptance, so that the safety poll frees only lines it saw empty after that.
-   */
-  const storeOrdered = new Map<string, number>();
-  let stamp = 0;
-  /** The times of retries this instance settled: the store is read when the clock reaches one. */
-  const retryTimes: number[] = [];
-  let stopped = false;
-  let wakeUp: (() => void) | null = null;
-  let woken = true;
-
-  const lineOf = ({ subscriptionId, orderingKey }: { subscriptionId: string; orderingKey: string }) =>
-    `${subscriptionId}\n${orderingKey}`;
-  const leaveToStore = (line: string) => storeOrdered.set(line, ++stamp);
-
-  const wake = () => {
-    woken = true;
-    wakeUp?.();
-  };
-
+  const signal = createWakeSignal();
+  const { wake, isStopped } = signal;
+  const limits = createInFlightLimits({
+    maxInFlight,
+    maxInFlightPerSubscription,
+    logger,
+    freed: () => held.pump(),
+  });
   const writer = createSettlementWriter({ log, queue, now });
   const attempt = createDeliveryAttempt({
+    ...attemptDeps,
     subscriptions,
-    cipher,
-    reveal,
-    poster,
-    retryPolicy,
     now,
-    disableSubscription,
-    writer,
-    metrics,
     logger,
-    answered: (delivery) => answered(delivery),
+    writer,
+    answered: limits.answered,
   });
-
-  const launch = (delivery: Delivery, run: () => Promise<void>, after: () => void) => {
-    const line = lineOf(delivery);
-    active.add(line);
-    posting.add(delivery.id);
-    perSubscription.set(delivery.subscriptionId, (perSubscription.get(delivery.subscriptionId) ?? 0) + 1);
-    const running = run()
-      .catch((error: unknown) => {
-        // The lease runs out and the delivery comes up again: nothing is lost.
-        logger.error({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed to complete');
-      })
-      .finally(() => {
-        inFlight.delete(delivery.id);
-        active.delete(line);
-        answered(delivery);
-        after();
-        pump();
-      });
-    inFlight.set(delivery.id, running);
-  };
-
-  /** Hands a held line to the store's order: its leases end, so that whoever is due takes them in order. */
-  const handBack = async (line: string, also: readonly Delivery[] = []) => {
-    const rest = held.get(line) ?? [];
-    held.delete(line);
-    leaveToStore(line);
-    wake();
-    await queue.release(
-      [...also, ...rest].map(({ id }) => id),
-      instanceId,
-    );
-  };
-
-  /** An attempt of a held delivery; a retry, a lost lease or a failure hands its line to the store. */
-  const attemptHeld = async (delivery: Delivery) => {
-    const line = lineOf(delivery);
-    // Waited behind slow attempts for half its lease: the store's order from here on, with fresh claims.
-    if (delivery.lease!.until - now().getTime() < leaseMs / 2) return handBack(line, [delivery]);
-    let result: { settlement: Settlement; settled: boolean } | undefined;
-    try {
-      result = await attempt(delivery);
-    } finally {
-      if (!result || !result.settled || result.settlement.status === 'pending') {
-        if (result?.settlement.status === 'pending') retryTimes.push(result.settlement.nextAttemptAt);
-        await handBack(line);
-      }
-    }
-  };
-
-  /** Starts the heads of held lines, as far as the limits allow. */
-  const pump = () => {
-    for (const [line, deliveries] of held) {
-      if (stopped || posting.size >= maxInFlight) return;
-      if (active.has(line)) continue;
-      const head = deliveries[0];
-      if (!head) {
-        held.delete(line);
-        continue;
-      }
-      if ((perSubscription.get(head.subscriptionId) ?? 0) >= maxInFlightPerSubscription) continue;
-      deliveries.shift();
-      if (deliveries.length === 0) held.delete(line);
-      launch(
-        head,
-        () => attemptHeld(head),
-        () => undefined,
-      );
-    }
-  };
-
-  /**
-   * Learns which lines have pending deliveries this instance does not hold: an instance taking over the
-   * bus's partitions from another (or starting) must not overtake what the other left.
-   */
-  const fence = async () => {
-    for (const pending of await queue.pendingLines()) {
-      const line = lineOf(pending);
-      if (!held.has(line) && !active.has(line)) leaveToStore(line);
-    }
-    wake();
-  };
-  let fenced: Promise<void> = fence();
-  fenced.catch(() => undefined);
-
-  /**
-   * Makes accepted deliveries durable. Those of lines this instance may deliver in the bus's order are
-   * inserted under its lease and held; the others are stored unclaimed and the worker woken for them.
-   */
-  const enqueue = async (deliveries: readonly NewDelivery[]) => {
-    try {
-      await fenced;
-    } catch {
-      fenced = fence();
-      await fenced;
-    }
-    const at = now().getTime();
-    const lease = { owner: instanceId, until: at + leaseMs };
-    const mine = stopped ? [] : deliveries.filter((delivery) => !storeOrdered.has(lineOf(delivery)));
-    const others = deliveries.filter((delivery) => !mine.includes(delivery));
-    const claimed = new Set(
-      mine.length > 0 ? await queue.enqueue(mine, { owner: instanceId, leaseUntil: lease.until }) : [],
-    );
-    if (others.length > 0) {
-      for (const delivery of others) leaveToStore(lineOf(delivery));
-      await queue.enqueue(others);
-      wake();
-    }
-    // Accepted before (the bus handed the batch again): the line is this instance's only if it holds it.
-    for (const delivery of mine) {
-      const line = lineOf(delivery);
-      if (!claimed.has(delivery.id) && !held.has(line) && !active.has(line)) leaveToStore(line);
-    }
-    const handBackNow: Delivery[] = [];
-    for (const delivery of mine) {
-      if (!claimed.has(delivery.id)) continue;
-      const taken: Delivery = { ...delivery, status: 'pending', attempts: 0, lease };
-      const line = lineOf(delivery);
-      if (storeOrdered.has(line)) {
-        handBackNow.push(taken);
-        continue;
-      }
-      const deliveries = held.get(line) ?? [];
-      deliveries.push(taken);
-      held.set(line, deliveries);
-    }
-    if (handBackNow.length > 0) {
-      await queue.release(
-        handBackNow.map(({ id }) => id),
-        instanceId,
-      );
-      wake();
-    }
-    pump();
-  };
-
-  /** Starts what the store says is due and fits; says whether anything started. */
-  const fill = async (): Promise<boolean> => {
-    const free = maxInFlight - posting.size;
-    if (free <= 0) return false;
-    const at = now().getTime();
-    const saturated = [...perSubscription]
-      .filter(([, n]) => n >= maxInFlightPerSubscription)
-      .map(([id]) => id);
-    const due = await queue.due({ now: at, limit: free, excludeSubscriptions: saturated });
-    // What fits within the limits is chosen first and then claimed all at once: a claim is a round trip
-    // or more to the store, and one after the other they would cap deliveries at a few dozen a second.
-    const chosen: Delivery[] = [];
-    const chosenPerSubscription = new Map<string, number>();
-    for (const delivery of due) {
-      const line = lineOf(delivery);
-      if (stopped || posting.size + chosen.length >= maxInFlight || inFlight.has(delivery.id)) continue;
-      if (held.has(line) || active.has(line)) continue;
-      const taken =
-        (perSubscription.get(delivery.subscriptionId) ?? 0) +
-        (chosenPerSubscription.get(delivery.subscriptionId) ?? 0);
-      if (taken >= maxInFlightPerSubscription) continue;
-      chosen.push(delivery);
-      chosenPerSubscription.set(
-        delivery.subscriptionId,
-        (chosenPerSubscription.get(delivery.subscriptionId) ?? 0) + 1,
-      );
-    }
-    const claims = await Promise.allSettled(
-      chosen.map((delivery) =>
-        queue.claim(delivery.id, { owner: instanceId, now: at, leaseUntil: at + leaseMs }),
-      ),
-    );
-    const won = chosen.filter((_, index) => {
-      const claim = claims[index]!;
-      return claim.status === 'fulfilled' && claim.value;
-    });
-    for (const due of won) {
-      const delivery: Delivery = { ...due, lease: { owner: instanceId, until: at + leaseMs } };
-      // A line this instance is delivering from the store: what is accepted for it waits its turn there.
-      leaveToStore(lineOf(delivery));
-      launch(
-        delivery,
-        async () => {
-          const { settlement } = await attempt(delivery);
-          if (settlement.status === 'pending') retryTimes.push(settlement.nextAttemptAt);
-        },
-        wake,
-      );
-    }
-    // A claim that failed leaves its delivery to come up again once its lease (if any) runs out.
-    const failed = claims.find((claim) => claim.status === 'rejected');
-    if (failed) throw failed.reason;
-    return won.length > 0;
-  };
-
-  /**
-   * The slow safety poll besides `due`: the subscriptions read again, and the lines left to the store that
-   * have nothing pending there any more (and were not given anything since) returned to the fast path.
-   */
-  const safetyPoll = async () => {
-    await subscriptions.refresh();
-    if (storeOrdered.size === 0) return;
-    const before = stamp;
-    const pending = new Set((await queue.pendingLines()).map(lineOf));
-    for (const [line, at] of storeOrdered) {
-      if (at <= before && !pending.has(line) && !active.has(line) && !held.has(line)) {
-        storeOrdered.delete(line);
-      }
-    }
-  };
-
-  const sleepUnlessWoken = async (delay: number) => {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, Math.max(0, delay));
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      if (woken || stopped) wakeUp();
-    });
-    wakeUp = null;
-  };
+  const storeOrdered = createStoreOrderedLines();
+  const retryTimes = createRetryTimes();
+  const scheduling = { queue, attempt, instanceId, leaseMs, now, limits, storeOrdered, retryTimes, wake };
+  const held = createHeldLines({ ...scheduling, isStopped });
+  const accepted = createEnqueueDeliveries({ ...scheduling, logger, held, isStopped });
+  const store = createStoreLines({ ...scheduling, subscriptions, isHeld: held.has, isStopped });
 
   const running = (async () => {
     let nextSafetyAt = performance.now() + safetyPollMs;
-    while (!stopped) {
+    while (!isStopped()) {
       const safetyDue = performance.now() >= nextSafetyAt;
       const at = now().getTime();
-      const retryDue = retryTimes.some((time) => time <= at);
-      if (woken || safetyDue || retryDue) {
-        woken = false;
-        if (retryDue) retryTimes.splice(0, retryTimes.length, ...retryTimes.filter((time) => time > at));
+      const retryDue = retryTimes.anyDue(at);
+      if (signal.takeWoken() || safetyDue || retryDue) {
+        if (retryDue) retryTimes.dropDue(at);
         try {
           if (safetyDue) {
             nextSafetyAt = performance.now() + safetyPollMs;
-            await safetyPoll();
+            await store.safetyPoll();
           }
-          await fill();
+          await store.fill();
         } catch (error) {
           // A store that fails (a full or read-only disk) is tried again at the next retry check; the loop
           // never ends on an error, or deliveries would stop until a restart.
           logger.error({ err: error }, 'could not read the webhook retry state; trying again');
-          retryTimes.push(at);
+          retryTimes.add(at);
         }
         continue;
       }
-      await sleepUnlessWoken(
-        Math.min(nextSafetyAt - performance.now(), retryTimes.length > 0 ? retryCheckMs : Infinity),
+      await signal.sleepUnlessWoken(
+        Math.min(nextSafetyAt - performance.now(), retryTimes.any() ? retryCheckMs : Infinity),
       );
     }
   })();
 
   return {
-    enqueue,
+    enqueue: accepted.enqueue,
     /** Something new may be due in the store (an admin's redelivery): look now. */
     wake,
     /** Learns the lines another instance may have left pending: after the bus moved partitions here. */
-    async fence() {
-      fenced = fence();
-      await fenced;
-    },
+    fence: accepted.fence,
     /** Takes no more deliveries, waits for the attempts under way, and lets go of what it held. */
     async stop() {
-      stopped = true;
-      wake();
+      signal.stop();
       await running;
-      await Promise.allSettled(inFlight.values());
-      const rest = [...held.values()].flat();
-      held.clear();
-      await queue.release(
-        rest.map(({ id }) => id),
-        instanceId,
-      );
+      await limits.allEnded();
+      await held.releaseAll();
     },
   };
 };
