@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // - unit: pure code, no I/O.
 // - embedded: real files, real HTTP on ephemeral ports, child processes; nothing to install. Among them
 //   test/docs/readme.e2e.spec.ts runs README.md's shell blocks (bash, curl and jq; `npm run test:readme`).
+//   Suites written as API specifications send their requests in-process, without a socket, unless
+//   API_DRIVER=url (test/support/api-driver.ts; the distributed project always sends them to the URL).
 // - integration: the real servers of scripts/services.sh (FerretDB, Kafka) and EventStoreDB when EVENTSTORE_URL is set.
 // - console: the console in headless Chromium (test/console/console.e2e.spec.ts), every role and view at
 //   two widths; slow, so outside `npm test`: `npm run test:console` (.ci/run runs it after npm test).

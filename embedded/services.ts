@@ -61,6 +61,7 @@ export const startEmbeddedServices = async (deps: EmbeddedDeps): Promise<Running
   });
   return {
     url: service.url,
+    handler: service.handler,
     async stop() {
       await service.stop();
       await webhooks.stop();

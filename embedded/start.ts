@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../infrastructure/clock.ts';
 import { checkPortAvailable } from '../infrastructure/http/listen.ts';
@@ -14,7 +15,12 @@ export type EmbeddedDeps = {
   announce: (text: string) => void;
 };
 
-export type RunningService = { url: string; stop: () => Promise<void> };
+export type RunningService = {
+  url: string;
+  /** The HTTP handler the port serves: for tests that send requests in-process, without a socket. */
+  handler: RequestListener;
+  stop: () => Promise<void>;
+};
 
 /**
  * The embedded default: every service of the project in this one process, on one port (embedded/services.ts).

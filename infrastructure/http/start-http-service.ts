@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -21,7 +22,12 @@ export type HttpServiceConfig = {
   auth: { realm: string; trustProxy: boolean | number | string };
 };
 
-export type RunningHttpService = { url: string; stop: () => Promise<void> };
+export type RunningHttpService = {
+  url: string;
+  /** What the server hands each request: for tests that send requests in-process, without a socket. */
+  handler: RequestListener;
+  stop: () => Promise<void>;
+};
 
 /**
  * One HTTP process: the shared stack (createHttpApp) around the features' modules, mounted in the order
@@ -98,6 +104,7 @@ export const startHttpService = async ({
   logger.info({ url: http.url }, `${name} listening`);
   return {
     url: http.url,
+    handler: app,
     async stop() {
       await http.close();
       loadShedding.stop();

@@ -1,5 +1,6 @@
 import type { EventLogConfig } from '../../infrastructure/config/service-environment.ts';
 import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,11 @@ export type TestStores = {
 
 export type TestService = TestStores & {
   readonly url: string;
+  /**
+   * The embedded default's HTTP handler, the one its port serves, for requests sent in-process
+   * (test/support/api-driver.ts); absent when the service runs in processes of its own (distributed).
+   */
+  readonly handler?: RequestListener;
   /**
    * Every process that serves the HTTP API, by its own address (the embedded process; the command API and
    * the query API, without the method router in front): for tests that must reach each as sent.
@@ -160,6 +166,9 @@ const startEmbeddedTestService = async (
   return {
     get url() {
       return service.url;
+    },
+    get handler() {
+      return service.handler;
     },
     apiOrigins: () => [service.url],
     dataDir,
