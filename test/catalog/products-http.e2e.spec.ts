@@ -233,7 +233,13 @@ describe('GET /categories and /categories/{id}', () => {
   });
 
   it('404 for an unknown category, 400 for an id that cannot be one', async () => {
-    expect((await get('/categories/toys')).status).toBe(404);
-    expect((await get('/categories/Not%20An%20Id')).status).toBe(400);
+    const unknown = await get('/categories/toys');
+    expect(unknown.status).toBe(404);
+    expect(await problemOf(unknown)).toMatchObject({ type: 'https://orders.example/problems/not-found' });
+    const malformed = await get('/categories/Not%20An%20Id');
+    expect(malformed.status).toBe(400);
+    expect(await problemOf(malformed)).toMatchObject({
+      type: 'https://orders.example/problems/validation-failed',
+    });
   });
 });

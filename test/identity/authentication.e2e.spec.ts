@@ -51,8 +51,14 @@ const expectInvalidToken = async (response: Response) => {
 };
 
 describe('authentication (every protected route)', () => {
-  it('accepts the token it issued', async () => {
-    expect((await me(customer.auth.Authorization)).status).toBe(200);
+  it('accepts the token it issued: the caller is the user it was issued to', async () => {
+    const response = await me(customer.auth.Authorization);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      id: customer.id,
+      email: customer.email,
+      roles: ['customer'],
+    });
   });
 
   it('asks for credentials without an error attribute when none were sent (RFC 6750, 3.1)', async () => {

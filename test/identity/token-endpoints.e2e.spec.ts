@@ -255,6 +255,7 @@ describe('the token endpoints as standard OAuth 2 clients call them', () => {
       headers: { Authorization: `Bearer ${tokens.access_token}` },
     });
     expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ id: customer.id, email: customer.email });
   });
 
   it('refreshes at POST /auth/token with grant_type=refresh_token: the pair rotates, the old token is spent', async () => {
@@ -281,13 +282,19 @@ describe('the token endpoints as standard OAuth 2 clients call them', () => {
 
   it('refreshes at POST /auth/token/refresh with grant_type=refresh_token and client_id', async () => {
     const first = await service.login(customer);
-    await tokensOf(
+    const second = await tokensOf(
       await form('/auth/token/refresh', {
         grant_type: 'refresh_token',
         refresh_token: first.refresh_token,
         client_id: 'demo',
       }),
     );
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    const me = await fetch(`${service.url}/users/me`, {
+      headers: { Authorization: `Bearer ${second.access_token}` },
+    });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ id: customer.id });
   });
 
   it('answers a bad refresh token at POST /auth/token with 401 invalid_grant', async () => {

@@ -192,6 +192,9 @@ describe('managing tokens: revocation and sessions', () => {
         headers: bearer(annTokens),
       });
       expect(response.status).toBe(404);
+      expect(await problemOf(response)).toMatchObject({ type: 'https://orders.example/problems/not-found' });
+      // Bob's session is still his, listed, and refreshes.
+      expect((await sessionsOf(bobTokens)).map((session) => session.id)).toEqual([bobSession!.id]);
       expect((await refresh(bobTokens)).status).toBe(200);
     });
 
@@ -226,6 +229,10 @@ describe('managing tokens: revocation and sessions', () => {
       const stolen = await signIn(user, 'x');
       const rotated = (await (await refresh(stolen)).json()) as Tokens;
       expect((await refresh(stolen)).status).toBe(401);
+      // The session is ended: the refresh token it had rotated to is refused too, not only the reused one.
+      const refused = await refresh(rotated);
+      expect(refused.status).toBe(401);
+      expect(await problemOf(refused)).toMatchObject({ error: 'invalid_grant' });
       expect((await eventually(401, () => me(rotated))).status).toBe(401);
     });
   });

@@ -122,10 +122,15 @@ describe('POST /users/me/addresses and DELETE /users/me/addresses/{id}', () => {
     expect(await service.users.listAddresses(user.id)).toEqual([]);
   });
 
-  it.each(['XX', 'EU', 'FRA', 'fr'])('refuses the country code %s', async (country) => {
+  it.each(['XX', 'EU', 'FRA', 'fr'])('refuses the country code %s, and stores nothing', async (country) => {
     const user = await service.signIn(['customer']);
     const response = await postJson(`${service.url}/users/me/addresses`, { ...home, country }, user.auth);
     expect(response.status).toBe(400);
+    expect(await problemOf(response)).toMatchObject({
+      type: 'https://orders.example/problems/validation-failed',
+      errors: [{ field: 'country', message: 'must be an ISO 3166-1 alpha-2 country code, such as FR' }],
+    });
+    expect(await service.users.listAddresses(user.id)).toEqual([]);
   });
 
   it('415 for a form-encoded address; 400 for an array body', async () => {

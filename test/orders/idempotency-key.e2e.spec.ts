@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestFingerprint } from '../../command-api/idempotency/idempotent.ts';
+import { orderStreamName } from '../../domain/orders/order.ts';
+import { openEventLog } from '../../infrastructure/event-store/open-event-log.ts';
 import { problemOf } from '../support/http.ts';
 import { orderActor, type OrderActor } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
@@ -30,6 +32,16 @@ const orderCountAfter = async (answer: Response) => {
  */
 const orderCountBesidesANewOne = async () =>
   (await orderCountAfter(await customer.post('/orders', anOrder()))) - 1;
+
+/** The types of the events of an order's stream, read from the service's log. */
+const eventTypesOf = async (orderId: string) => {
+  const log = await openEventLog(service.eventLog, 'test');
+  try {
+    return (await log.readStream(orderStreamName(orderId))).map((event) => event.type);
+  } finally {
+    await log.close();
+  }
+};
 
 const anOrder = () => ({ items: [{ productId: '1001', quantity: 1 }], shippingAddressId: addressId });
 
@@ -101,6 +113,7 @@ describe('Idempotency-Key on POST /orders', () => {
     expect((await problemOf(running)).type).toBe('https://orders.example/problems/conflict');
     const other = await customer.post('/orders', body, { 'Idempotency-Key': 'running-other' });
     expect(other.status).toBe(422);
+    expect((await problemOf(other)).type).toBe('https://orders.example/problems/idempotency-key-mismatch');
   });
 
   it('refuses a key that is empty, too long or not visible ASCII', async () => {
@@ -166,9 +179,12 @@ describe('Idempotency-Key on every transition', () => {
     const retry = await customer.post(`/orders/${order.id}/cancel`, { reason: 'changed my mind' }, key);
     expect([first.status, retry.status]).toEqual([200, 200]);
     expect(await retry.text()).toBe(await first.text());
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const other = await customer.post(`/orders/${order.id}/cancel`, { reason: 'another reason' }, key);
     expect(other.status).toBe(422);
-    expect((await problemOf(other)).type).toMatch(/idempotency-key-mismatch$/);
+    expect((await problemOf(other)).type).toBe('https://orders.example/problems/idempotency-key-mismatch');
+    // Cancelled once: one OrderCancelled in the log for the three requests.
+    expect(await eventTypesOf(order.id)).toEqual(['OrderPlaced', 'OrderCancelled']);
   });
 });
 

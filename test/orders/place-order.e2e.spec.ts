@@ -1,72 +1,103 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, problemOf } from '../support/http.ts';
-import { anAddress, orderActor, type OrderActor, type OrderBody } from '../support/orders.ts';
+import { orderStreamName } from '../../domain/orders/order.ts';
+import type { ProblemDetails } from '../../infrastructure/http/problem-details.ts';
+import { placeOrderAs } from '../support/api-orders.ts';
+import { expectProblem, expectResponse } from '../support/api-expectations.ts';
+import {
+  apiSpecification,
+  type ApiSpecification,
+  type ApiUser,
+  type Check,
+  type Outcome,
+  type UserRequest,
+} from '../support/api-specification.ts';
+import { anAddress, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
+// POST /orders appends to a stream no given names: what it appended is read from the log by the order's id,
+// and "nothing appended" is the log's head where it was before the request.
+
 let service: TestService;
-let customer: OrderActor;
+let api: ApiSpecification;
+let customer: ApiUser;
 let addressId: string;
+
+/** A stored address of `user`, added through the API: its id. */
+const addressOf = async (user: ApiUser) => {
+  const response = await user.post('/users/me/addresses', anAddress).send();
+  if (response.status !== 201) throw new Error(`address: ${response.status} ${response.text}`);
+  return response.json<{ id: string }>().id;
+};
 
 beforeAll(async () => {
   service = await startTestService();
-  customer = await orderActor(service, ['customer']);
-  addressId = await customer.addAddress();
+  api = apiSpecification(service);
+  customer = await api.signIn(['customer']);
+  addressId = await addressOf(customer);
 });
-afterAll(async () => service.stop());
+afterAll(async () => {
+  await api?.close();
+  await service?.stop();
+});
 
-/** How many events the whole log holds: what "nothing appended" is checked against. */
-const logSize = async () => {
-  const auditor = await orderActor(service, ['auditor']);
-  let count = 0;
-  let next: string | null = '/audit/events?limit=1000';
-  while (next) {
-    const page = (await (await auditor.get(next)).json()) as {
-      links: { next: string | null };
-      data: unknown[];
-    };
-    count += page.data.length;
-    next = page.links.next;
-  }
-  return count;
+/** `request` answered as `checks` say, having appended nothing to the log, to any stream. */
+const refused = async (request: UserRequest, ...checks: [Check, ...Check[]]): Promise<Outcome> => {
+  const log = await api.eventLog();
+  const head = await log.headPosition();
+  const outcome = await api
+    .given()
+    .when(request)
+    .then(...checks);
+  expect(await log.headPosition(), 'the head of the log: nothing appended').toBe(head);
+  return outcome;
 };
 
-const expectValidationErrors = async (
-  body: unknown,
-  errors: { field: string; message?: string | RegExp }[],
-) => {
-  const before = await logSize();
-  const response = await customer.post('/orders', body);
-  expect(response.status).toBe(400);
-  const problem = await problemOf(response);
-  expect(problem.type).toBe('https://orders.example/problems/validation-failed');
-  expect(problem.instance).toBe('/orders');
-  expect(problem.errors?.map((error) => error.field).sort()).toEqual(
-    errors.map((error) => error.field).sort(),
-  );
-  for (const expected of errors) {
-    if (expected.message === undefined) continue;
-    const actual = problem.errors!.find((error) => error.field === expected.field)!;
-    expect(actual.message).toMatch(expected.message);
-  }
-  expect(await logSize()).toBe(before);
-};
+/** 400 validation-failed at /orders, with exactly these errors, one per field named (a message checked where given). */
+const expectValidationErrors =
+  (errors: { field: string; message?: string | RegExp }[]): Check =>
+  (outcome) => {
+    expectProblem(400, { type: 'validation-failed', instance: '/orders' })(outcome);
+    const problem = outcome.response.json<ProblemDetails>();
+    expect(problem.errors?.map((error) => error.field).sort()).toEqual(
+      errors.map((error) => error.field).sort(),
+    );
+    for (const expected of errors) {
+      if (expected.message === undefined) continue;
+      const actual = problem.errors!.find((error) => error.field === expected.field)!;
+      expect(actual.message, expected.field).toMatch(expected.message);
+    }
+  };
+
+/** The customer's order of `body`, refused with these errors and nothing appended. */
+const refusesOrder = (body: unknown, errors: { field: string; message?: string | RegExp }[]) =>
+  refused(customer.post('/orders', body), expectValidationErrors(errors));
 
 describe('POST /orders: given a customer with a stored address', () => {
   it('creates the order: 201, Location, the order priced from the catalogue, ETag and Consistency-Token', async () => {
-    const response = await customer.post('/orders', {
-      items: [
-        { productId: '1001', quantity: 2 },
-        { productId: '1002', quantity: 1 },
-      ],
-      shippingAddressId: addressId,
-      note: 'Ring twice',
-    });
-    expect(response.status).toBe(201);
-    const order = (await response.json()) as OrderBody;
+    const placing = api.given();
+    const { response } = await placing
+      .when(
+        customer.post('/orders', {
+          items: [
+            { productId: '1001', quantity: 2 },
+            { productId: '1002', quantity: 1 },
+          ],
+          shippingAddressId: addressId,
+          note: 'Ring twice',
+        }),
+      )
+      .then(
+        expectResponse(201, {
+          headers: {
+            location: /^\/orders\/[0-9a-f-]{36}$/,
+            'cache-control': 'no-store',
+            etag: /^"[\w-]+"$/,
+            'consistency-token': /^\d+\.[\w-]{22}$/,
+          },
+        }),
+      );
+    const order = response.json<OrderBody>();
     expect(response.headers.get('location')).toBe(`/orders/${order.id}`);
-    expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(response.headers.get('etag')).toMatch(/^"[\w-]+"$/);
-    expect(response.headers.get('consistency-token')).toMatch(/^\d+\.[\w-]{22}$/);
     expect(order).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: 'pending',
@@ -95,13 +126,29 @@ describe('POST /orders: given a customer with a stored address', () => {
       // What its customer may do to it now.
       actions: ['cancel'],
     });
+    // One event, the order as the command side priced it, recording who placed it.
+    expect(await api.eventsOf(orderStreamName(order.id))).toMatchObject([
+      {
+        type: 'OrderPlaced',
+        data: {
+          orderId: order.id,
+          customerId: customer.id,
+          items: [
+            { productId: '1001', quantity: 2, unitPrice: { amountMinor: 1999, currency: 'EUR' } },
+            { productId: '1002', quantity: 1, unitPrice: { amountMinor: 750, currency: 'EUR' } },
+          ],
+          total: { amountMinor: 4748, currency: 'EUR' },
+          placedAt: '2026-11-21T10:00:00.000Z',
+        },
+        metadata: { actor: { userId: customer.id, roles: ['customer'] } },
+      },
+    ]);
 
-    const read = await customer.get(`/orders/${order.id}`, {
-      'Consistency-Token': response.headers.get('consistency-token')!,
-    });
-    expect(read.status).toBe(200);
-    expect(read.headers.get('etag')).toBe(response.headers.get('etag'));
-    expect(await read.json()).toEqual(order);
+    const token = response.headers.get('consistency-token')!;
+    const read = await placing
+      .when(customer.get(`/orders/${order.id}`, { 'Consistency-Token': token }))
+      .then(expectResponse(200, { headers: { etag: response.headers.get('etag') } }));
+    expect(read.response.json()).toEqual(order);
   });
 
   it('names each new order with a UUIDv7, so that ids follow the order in which orders were placed', async () => {
@@ -109,13 +156,17 @@ describe('POST /orders: given a customer with a stored address', () => {
     const placed: { id: string; from: number; to: number }[] = [];
     for (let n = 0; n < 3; n++) {
       const from = Date.now();
-      const response = await customer.post('/orders', {
-        items: [{ productId: '1001', quantity: 1 }],
-        shippingAddressId: addressId,
-      });
+      const { response } = await api
+        .given()
+        .when(
+          customer.post('/orders', {
+            items: [{ productId: '1001', quantity: 1 }],
+            shippingAddressId: addressId,
+          }),
+        )
+        .then(expectResponse(201));
       const to = Date.now();
-      expect(response.status).toBe(201);
-      placed.push({ id: ((await response.json()) as OrderBody).id, from, to });
+      placed.push({ id: response.json<OrderBody>().id, from, to });
     }
     for (const { id, from, to } of placed) {
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -125,25 +176,50 @@ describe('POST /orders: given a customer with a stored address', () => {
   });
 
   it('keeps the prices and names of the moment of ordering when the catalogue changes later', async () => {
-    const { order, consistencyToken } = await customer.placeOrder([{ productId: '1003', quantity: 1 }]);
-    const [product] = (await service.catalog.listProducts()).filter((p) => p.id === 1003);
+    const placing = api.given();
+    const { response } = await placing
+      .when(
+        customer.post('/orders', {
+          items: [{ productId: '1003', quantity: 1 }],
+          shippingAddressId: addressId,
+        }),
+      )
+      .then(expectResponse(201));
+    const order = response.json<OrderBody>();
+    const product = (await service.catalog.getProduct(1003))!;
     await service.catalog.importCatalog(
-      { products: [{ ...product!, name: 'Renamed kettle', priceMinor: 1 }], categories: [] },
+      { products: [{ ...product, name: 'Renamed kettle', priceMinor: 1 }], categories: [] },
       { replace: false, at: new Date() },
     );
-    const read = await customer.get(`/orders/${order.id}`, { 'Consistency-Token': consistencyToken });
-    const stored = (await read.json()) as OrderBody;
-    expect(stored.items[0]).toMatchObject({ productName: 'Pour-over kettle', unitPrice: { amount: 49.95 } });
+    try {
+      // The catalogue did change: the order read afterwards is not read from it.
+      expect(await service.catalog.getProduct(1003)).toMatchObject({ name: 'Renamed kettle', priceMinor: 1 });
+      const read = await placing.when(customer.get(`/orders/${order.id}`)).then(expectResponse(200));
+      expect(read.response.json<OrderBody>().items).toEqual([
+        {
+          productId: '1003',
+          productName: 'Pour-over kettle',
+          quantity: 1,
+          unitPrice: { amount: 49.95, currency: 'EUR' },
+        },
+      ]);
+      expect(read.response.json<OrderBody>().total).toEqual({ amount: 49.95, currency: 'EUR' });
+    } finally {
+      await service.catalog.importCatalog(
+        { products: [product], categories: [] },
+        { replace: false, at: new Date() },
+      );
+    }
   });
 
   it('refuses an order without items, with an errors entry on items', async () => {
-    await expectValidationErrors({ items: [], shippingAddressId: addressId }, [
+    await refusesOrder({ items: [], shippingAddressId: addressId }, [
       { field: 'items', message: 'an order needs at least one item' },
     ]);
   });
 
   it('refuses quantities that are zero, negative, fractional, too large or not numbers, each at its index', async () => {
-    await expectValidationErrors(
+    await refusesOrder(
       {
         items: [
           { productId: '1001', quantity: 0 },
@@ -165,7 +241,7 @@ describe('POST /orders: given a customer with a stored address', () => {
   });
 
   it('reports every problem of one request at once: shape, unknown product, unknown address, unknown field', async () => {
-    await expectValidationErrors(
+    await refusesOrder(
       {
         items: [
           { productId: '999999', quantity: 1 },
@@ -186,16 +262,15 @@ describe('POST /orders: given a customer with a stored address', () => {
   });
 
   it("refuses another user's address as unknown", async () => {
-    const other = await orderActor(service, ['customer']);
-    const theirAddress = await other.addAddress();
-    await expectValidationErrors(
-      { items: [{ productId: '1001', quantity: 1 }], shippingAddressId: theirAddress },
-      [{ field: 'shippingAddressId', message: 'you have no stored address with this id' }],
-    );
+    const other = await api.signIn(['customer']);
+    const theirAddress = await addressOf(other);
+    await refusesOrder({ items: [{ productId: '1001', quantity: 1 }], shippingAddressId: theirAddress }, [
+      { field: 'shippingAddressId', message: 'you have no stored address with this id' },
+    ]);
   });
 
   it('refuses duplicate product lines, more than 100 items, over-long notes, ids that are not UUIDs', async () => {
-    await expectValidationErrors(
+    await refusesOrder(
       {
         items: [
           { productId: '1001', quantity: 1 },
@@ -205,7 +280,7 @@ describe('POST /orders: given a customer with a stored address', () => {
       },
       [{ field: 'items[1].productId', message: /more than once/ }],
     );
-    await expectValidationErrors(
+    await refusesOrder(
       {
         items: Array.from({ length: 101 }, (_, index) => ({
           productId: String(1001 + (index % 30)), // products in stock: only the count is wrong
@@ -215,45 +290,45 @@ describe('POST /orders: given a customer with a stored address', () => {
       },
       [{ field: 'items', message: 'at most 100 items' }],
     );
-    await expectValidationErrors(
+    await refusesOrder(
       { items: [{ productId: '1001', quantity: 1 }], shippingAddressId: addressId, note: 'x'.repeat(1001) },
       [{ field: 'note', message: 'must be at most 1000 characters' }],
     );
-    await expectValidationErrors({ items: [{ productId: '1001', quantity: 1 }], shippingAddressId: 'home' }, [
+    await refusesOrder({ items: [{ productId: '1001', quantity: 1 }], shippingAddressId: 'home' }, [
       { field: 'shippingAddressId' },
     ]);
   });
 
   it('refuses wrong types and non-object bodies with a 400, never a 500', async () => {
-    await expectValidationErrors({ items: 'lots', shippingAddressId: 7, note: 3 }, [
+    await refusesOrder({ items: 'lots', shippingAddressId: 7, note: 3 }, [
       { field: 'items' },
       { field: 'shippingAddressId' },
       { field: 'note' },
     ]);
-    await expectValidationErrors([1, 2, 3], [{ field: 'body' }]);
-    await expectValidationErrors('null', [{ field: 'body' }]);
-    const malformed = await postJson(`${service.url}/orders`, '{"items": [', customer.auth);
-    expect(malformed.status).toBe(400);
-    expect((await problemOf(malformed)).errors).toEqual([
-      { field: 'body', message: 'malformed JSON, or not an object or array' },
-    ]);
+    await refusesOrder([1, 2, 3], [{ field: 'body' }]);
+    await refusesOrder('null', [{ field: 'body' }]);
+    await refused(
+      customer.post('/orders', '{"items": ['),
+      expectProblem(400, {
+        type: 'validation-failed',
+        errors: [{ field: 'body', message: 'malformed JSON, or not an object or array' }],
+      }),
+    );
   });
 
   it('answers 413 to a body over 100 kB (a 1 MB note) and 415 to a body that is not JSON', async () => {
-    const huge = await customer.post('/orders', {
-      items: [{ productId: '1001', quantity: 1 }],
-      shippingAddressId: addressId,
-      note: 'x'.repeat(1024 * 1024),
-    });
-    expect(huge.status).toBe(413);
-    expect((await problemOf(huge)).type).toBe('https://orders.example/problems/payload-too-large');
-
-    const text = await fetch(`${service.url}/orders`, {
-      method: 'POST',
-      headers: { ...customer.auth, 'Content-Type': 'text/plain' },
-      body: 'two espresso cups please',
-    });
-    expect(text.status).toBe(415);
+    await refused(
+      customer.post('/orders', {
+        items: [{ productId: '1001', quantity: 1 }],
+        shippingAddressId: addressId,
+        note: 'x'.repeat(1024 * 1024),
+      }),
+      expectProblem(413, { type: 'payload-too-large' }),
+    );
+    await refused(
+      customer.post('/orders', 'two espresso cups please', { 'Content-Type': 'text/plain' }),
+      expectProblem(415, { type: 'unsupported-media-type' }),
+    );
   });
 
   it('takes JSON as UTF-8 only: 415 for any other charset declared, whatever the bytes', async () => {
@@ -261,43 +336,55 @@ describe('POST /orders: given a customer with a stored address', () => {
       items: [{ productId: '1001', quantity: 1 }],
       shippingAddressId: addressId,
     });
-    const placeAs = async (contentType: string) => {
-      const response = await fetch(`${service.url}/orders`, {
-        method: 'POST',
-        headers: { ...customer.auth, 'Content-Type': contentType },
-        body: order,
-      });
-      return {
-        status: response.status,
-        problem: response.status >= 400 ? await problemOf(response) : undefined,
-      };
-    };
-    const listed = async () =>
-      ((await (await customer.get('/orders')).json()) as { meta: { total: number } }).meta.total;
-    const before = await listed();
+    const placeAs = (contentType: string) => customer.post('/orders', order, { 'Content-Type': contentType });
     for (const charset of ['utf-16', 'UTF-16LE', 'utf-32', 'latin1', 'iso-8859-1', 'utf8', '']) {
-      const refused = await placeAs(`application/json; charset=${charset}`);
-      expect(refused.status, charset).toBe(415);
-      expect(refused.problem!.detail).toBe('A JSON body is UTF-8: send charset=utf-8, or no charset.');
+      await refused(
+        placeAs(`application/json; charset=${charset}`),
+        expectProblem(415, {
+          type: 'unsupported-media-type',
+          detail: 'A JSON body is UTF-8: send charset=utf-8, or no charset.',
+        }),
+      );
     }
-    expect(await listed()).toBe(before);
     for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"']) {
-      expect((await placeAs(contentType)).status, contentType).toBe(201);
+      const { response } = await api.given().when(placeAs(contentType)).then(expectResponse(201));
+      expect(await api.eventsOf(orderStreamName(response.json<OrderBody>().id)), contentType).toMatchObject([
+        { type: 'OrderPlaced', data: { items: [{ productId: '1001', quantity: 1 }] } },
+      ]);
     }
   });
 
   it('answers 401 without a token and 403 to a role that cannot order (auditor)', async () => {
-    const anonymous = await postJson(`${service.url}/orders`, { items: [] });
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="order-service"');
-    const auditor = await orderActor(service, ['auditor']);
-    const refused = await auditor.post('/orders', { items: [{ productId: '1001', quantity: 1 }] });
-    expect(refused.status).toBe(403);
+    // No one signed in: the customer's request without its bearer token.
+    const anonymous: UserRequest = {
+      method: 'POST',
+      path: '/orders',
+      body: { items: [] },
+      from: { id: 'anonymous' },
+      send: () => api.driver.request({ method: 'POST', path: '/orders', body: { items: [] } }),
+    };
+    await refused(
+      anonymous,
+      expectProblem(401, { type: 'unauthorized' }),
+      expectResponse(401, { headers: { 'www-authenticate': 'Bearer realm="order-service"' } }),
+    );
+    const auditor = await api.signIn(['auditor']);
+    await refused(
+      auditor.post('/orders', { items: [{ productId: '1001', quantity: 1 }] }),
+      expectProblem(403, { type: 'forbidden' }),
+    );
   });
 
   it('lets staff order for themselves, at their own address', async () => {
-    const staff = await orderActor(service, ['staff']);
-    const { order } = await staff.placeOrder();
-    expect(order.customerId).toBe(staff.id);
+    const staff = await api.signIn(['staff']);
+    const { order } = await placeOrderAs(staff);
+    expect(order).toMatchObject({ customerId: staff.id, shippingAddress: anAddress, status: 'pending' });
+    expect(await api.eventsOf(orderStreamName(order.id))).toMatchObject([
+      {
+        type: 'OrderPlaced',
+        data: { customerId: staff.id },
+        metadata: { actor: { userId: staff.id, roles: ['staff'] } },
+      },
+    ]);
   });
 });

@@ -1,21 +1,37 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Product } from '../../catalog/catalog.ts';
-import { problemOf } from '../support/http.ts';
-import { orderActor, type OrderActor } from '../support/orders.ts';
+import { orderStreamName } from '../../domain/orders/order.ts';
+import type { ProblemDetails } from '../../infrastructure/http/problem-details.ts';
+import { expectProblem, expectResponse } from '../support/api-expectations.ts';
+import {
+  apiSpecification,
+  type ApiSpecification,
+  type ApiUser,
+  type Check,
+} from '../support/api-specification.ts';
+import { anAddress, type OrderBody } from '../support/orders.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
 let service: TestService;
-let customer: OrderActor;
+let api: ApiSpecification;
+let customer: ApiUser;
 let addressId: string;
 let products: Product[];
 
 beforeAll(async () => {
+  // Refresh at once, so that an import made in a test is what the next order is checked against.
   service = await startTestService({ CATALOG_REFRESH_INTERVAL_MS: '0' });
-  customer = await orderActor(service, ['customer']);
-  addressId = await customer.addAddress();
+  api = apiSpecification(service);
+  customer = await api.signIn(['customer']);
+  const address = await customer.post('/users/me/addresses', anAddress).send();
+  if (address.status !== 201) throw new Error(`address: ${address.status} ${address.text}`);
+  addressId = address.json<{ id: string }>().id;
   products = await service.catalog.listProducts();
 });
-afterAll(() => service.stop());
+afterAll(async () => {
+  await api?.close();
+  await service?.stop();
+});
 
 /** Products of the demo catalogue by their stock, read from the store, each used by one test only. */
 const withStock = (accept: (stock: number | null) => boolean, skip = 0): Product => {
@@ -25,69 +41,81 @@ const withStock = (accept: (stock: number | null) => boolean, skip = 0): Product
 };
 const line = (product: Product, quantity: number) => ({ productId: String(product.id), quantity });
 
-const refusal = async (items: unknown[], shippingAddressId: string = addressId) => {
-  const response = await customer.post('/orders', { items, shippingAddressId });
-  expect(response.status).toBe(400);
-  return (await problemOf(response)).errors;
+/** The customer's order of these lines, to its stored address unless told otherwise. */
+const anOrderOf = (items: unknown[], shippingAddressId: string = addressId) =>
+  customer.post('/orders', { items, shippingAddressId });
+
+/** 400 validation-failed whose errors are these, in any order. */
+const expectErrors =
+  (...errors: NonNullable<ProblemDetails['errors']>): Check =>
+  (outcome) => {
+    expectProblem(400, { type: 'validation-failed', instance: '/orders' })(outcome);
+    const actual = outcome.response.json<ProblemDetails>().errors;
+    expect(actual).toEqual(expect.arrayContaining(errors));
+    expect(actual).toHaveLength(errors.length);
+  };
+
+/** The order is refused as `checks` say, and nothing is appended to the log. */
+const refuses = async (items: unknown[], check: Check, shippingAddressId?: string) => {
+  const log = await api.eventLog();
+  const head = await log.headPosition();
+  await api.given().when(anOrderOf(items, shippingAddressId)).then(check);
+  expect(await log.headPosition(), 'the head of the log: nothing appended').toBe(head);
+};
+
+/** The order is placed: 201, and its stream holds the OrderPlaced of these lines. */
+const places = async (items: { productId: string; quantity: number }[]) => {
+  const { response } = await api.given().when(anOrderOf(items)).then(expectResponse(201));
+  const order = response.json<OrderBody>();
+  expect(order.items).toEqual(items.map((item) => expect.objectContaining(item)));
+  expect(await api.eventsOf(orderStreamName(order.id))).toMatchObject([
+    { type: 'OrderPlaced', data: { items: items.map((item) => expect.objectContaining(item)) } },
+  ]);
+  return order;
 };
 
 describe('POST /orders against the stock available at that moment', () => {
   it('refuses a line asking for more than the stock, naming what is available', async () => {
     const low = withStock((stock) => stock !== null && stock > 0 && stock < 5);
-    expect(await refusal([line(low, low.stock! + 1)])).toEqual([
-      { field: 'items[0].quantity', message: `only ${low.stock} available` },
-    ]);
+    await refuses(
+      [line(low, low.stock! + 1)],
+      expectErrors({ field: 'items[0].quantity', message: `only ${low.stock} available` }),
+    );
   });
 
   it('takes a line asking for exactly the stock, and reserves nothing: the same order goes through again', async () => {
     const low = withStock((stock) => stock !== null && stock > 0 && stock < 5, 1);
-    for (let n = 0; n < 2; n++) {
-      const response = await customer.post('/orders', {
-        items: [line(low, low.stock!)],
-        shippingAddressId: addressId,
-      });
-      expect(response.status).toBe(201);
-    }
+    for (let n = 0; n < 2; n++) await places([line(low, low.stock!)]);
     expect((await service.catalog.getProduct(low.id))?.stock).toBe(low.stock);
   });
 
   it('refuses any quantity of a sold-out product', async () => {
     const soldOut = withStock((stock) => stock === 0);
-    expect(await refusal([line(soldOut, 1)])).toEqual([
-      { field: 'items[0].quantity', message: 'sold out: 0 available' },
-    ]);
+    await refuses(
+      [line(soldOut, 1)],
+      expectErrors({ field: 'items[0].quantity', message: 'sold out: 0 available' }),
+    );
   });
 
   it('takes any quantity of a product whose stock is not tracked', async () => {
     const untracked = withStock((stock) => stock === null);
-    const response = await customer.post('/orders', {
-      items: [line(untracked, 1000)],
-      shippingAddressId: addressId,
-    });
-    expect(response.status).toBe(201);
-    const order = (await response.json()) as { items: { productId: string; quantity: number }[] };
-    expect(order.items).toEqual([
-      expect.objectContaining({ productId: line(untracked, 1000).productId, quantity: 1000 }),
-    ]);
+    await places([line(untracked, 1000)]);
   });
 
   it('reports the stock beside every other problem of the request, at once', async () => {
     const soldOut = withStock((stock) => stock === 0);
     const low = withStock((stock) => stock !== null && stock > 0 && stock < 5);
-    const errors = await refusal(
+    await refuses(
       [line(soldOut, 2), { productId: '999999', quantity: 1 }, line(low, 0), line(low, 1)],
-      '00000000-0000-4000-8000-000000000000',
-    );
-    expect(errors).toEqual(
-      expect.arrayContaining([
+      expectErrors(
         { field: 'items[0].quantity', message: 'sold out: 0 available' },
         { field: 'items[1].productId', message: 'no product with this id' },
         { field: 'items[2].quantity', message: 'must be greater than 0' },
         { field: 'items[3].productId', message: expect.stringMatching(/more than once/) },
         { field: 'shippingAddressId', message: 'you have no stored address with this id' },
-      ]),
+      ),
+      '00000000-0000-4000-8000-000000000000',
     );
-    expect(errors).toHaveLength(5);
   });
 
   it('checks the stock the catalogue holds now: an import lowering it applies to the next order', async () => {
@@ -96,17 +124,14 @@ describe('POST /orders against the stock available at that moment', () => {
       { products: [{ ...plenty, stock: 1 }], categories: [] },
       { replace: false, at: new Date() },
     );
-    expect(await refusal([line(plenty, 2)])).toEqual([
-      { field: 'items[0].quantity', message: 'only 1 available' },
-    ]);
+    await refuses(
+      [line(plenty, 2)],
+      expectErrors({ field: 'items[0].quantity', message: 'only 1 available' }),
+    );
     await service.catalog.importCatalog(
       { products: [plenty], categories: [] },
       { replace: false, at: new Date() },
     );
-    const response = await customer.post('/orders', {
-      items: [line(plenty, 2)],
-      shippingAddressId: addressId,
-    });
-    expect(response.status).toBe(201);
+    await places([line(plenty, 2)]);
   });
 });

@@ -112,13 +112,15 @@ describe('per-user limits on writes', () => {
     await expectWriteLimited(await order(staff, staffAddress), /at most 5 in 60 s/);
   });
 
-  it('addresses stored', async () => {
+  it('addresses stored: the one past the limit is refused and not stored; another customer is not affected', async () => {
     const ann = await orderActor(service, ['customer']);
-    await ann.addAddress();
-    await ann.addAddress();
+    const stored = [await ann.addAddress(), await ann.addAddress()];
     await expectWriteLimited(
       await postJson(`${service.url}/users/me/addresses`, anAddress, ann.auth),
       /addresses/,
+    );
+    expect((await service.users.listAddresses(ann.id)).map((address) => address.id).sort()).toEqual(
+      stored.sort(),
     );
     const bob = await orderActor(service, ['customer']);
     expect((await postJson(`${service.url}/users/me/addresses`, anAddress, bob.auth)).status).toBe(201);

@@ -83,7 +83,10 @@ describe('HTTP details', () => {
           headers: { 'If-Match': '"no-such-version"' },
         });
         expect(response.status, path).toBe(412);
-        expect((await problemOf(response)).status, path).toBe(412);
+        expect(await problemOf(response), path).toMatchObject({
+          status: 412,
+          type: 'https://orders.example/problems/precondition-failed',
+        });
       }
     });
 
