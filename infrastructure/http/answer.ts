@@ -14,5 +14,9 @@ export type Answer = {
 
 export const sendAnswer = (response: Response, { status, headers, body }: Answer): void => {
   // Always framed by its length, whatever the request's version asked for.
-  response.status(status).set(headers).set('Content-Length', String(Buffer.byteLength(body))).end(body);
+  response
+    .status(status)
+    .set(headers)
+    .set('Content-Length', String(Buffer.byteLength(body)))
+    .end(body);
 };
