@@ -67,10 +67,16 @@ export const redirectFromHome = (target) => {
 
 /** The route of the current fragment, following its changes. */
 export const useRoute = () => {
-  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  const [{ route }, setRoute] = useState(() => ({ hash: location.hash, route: parseRoute(location.hash) }));
   useEffect(() => {
-    const follow = () => setRoute(parseRoute(location.hash));
+    const follow = () =>
+      setRoute((shown) =>
+        shown.hash === location.hash ? shown : { hash: location.hash, route: parseRoute(location.hash) },
+      );
     addEventListener('hashchange', follow);
+    // The fragment may have changed between the first render and this effect (a link followed while the
+    // console was still mounting): its hashchange came before the listener, so it is read once more here.
+    follow();
     return () => removeEventListener('hashchange', follow);
   }, []);
   return route;
