@@ -967,14 +967,15 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     // a pasted link does on a loaded machine. Its hashchange comes before anything listens for it.
     const target = `#/orders/${othersOrder.id}`;
     const page = await signIn(users.staff, {
-      before: (page) =>
-        page.addInitScript((hash) => {
-          new MutationObserver((_, observer) => {
+      before: async (page) => {
+        await page.addInitScript({
+          content: `new MutationObserver((_, observer) => {
             if (!document.querySelector('.main-nav')) return;
             observer.disconnect();
-            location.hash = hash;
-          }).observe(document, { childList: true, subtree: true });
-        }, target),
+            location.hash = ${JSON.stringify(target)};
+          }).observe(document, { childList: true, subtree: true });`,
+        });
+      },
     });
     await page.getByRole('heading', { name: new RegExp(`Order ${shortId(othersOrder.id)}`) }).waitFor();
     await page.getByRole('heading', { name: 'Summary' }).waitFor();
@@ -1102,6 +1103,15 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
       .getByText(/must not be above maxTotal/)
       .waitFor();
     expect(await page.locator('table.orders').count()).toBe(0);
+    // A bound the number field takes in exponent form is sent as the decimal it is.
+    await totalFrom.fill('');
+    await totalTo.fill('1e3');
+    await totalTo.press('Enter');
+    await page.locator('table.orders').waitFor();
+    expect(page.url()).toContain('maxTotal=1000');
+    expect(page.url()).not.toContain('minTotal=');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await totalTo.inputValue()).toBe('1000');
     await page.context().close();
   });
 

@@ -177,6 +177,17 @@ export const OrdersView = ({ api, user, route }) => {
 };
 
 /**
+ * A number field takes `1e3` as well as `1000`; the API takes decimals only, so what the browser read as a
+ * number is sent written out (anything else as typed, for the API to say what is wrong with it).
+ *
+ * @param {string} typed
+ */
+const plainDecimal = (typed) => {
+  const value = Number(typed);
+  return typed.trim() !== '' && Number.isFinite(value) && Math.abs(value) < 1e21 ? String(value) : typed;
+};
+
+/**
  * Total from / to, applied together (Enter, or Apply): what is typed in one field stays while the list is
  * read again, and both bounds go in one request.
  * @param {{ minTotal: string, maxTotal: string, onApply: (span: { minTotal: string, maxTotal: string }) => void }} props
@@ -191,7 +202,7 @@ const TotalSpan = ({ minTotal, maxTotal, onApply }) => {
   };
   return html`<form class="inline-form" aria-label="Total" onSubmit=${(/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
-    onApply(typed);
+    onApply({ minTotal: plainDecimal(typed.minTotal), maxTotal: plainDecimal(typed.maxTotal) });
   }}>
     <label for="total-from">Total from</label>
     <input id="total-from" class="amount" type="number" inputmode="decimal" min="0" step="0.01"
