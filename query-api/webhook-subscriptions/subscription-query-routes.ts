@@ -187,10 +187,11 @@ export const webhookQueryRoutes = ({
     ...admin('listPendingWebhookDeliveries'),
     async (request, response) => {
       const { limit } = parseInput(pendingDeliveriesQuery, request.query, 'query');
-      const { id } = await subscriptionFor(request);
+      const { id, status } = await subscriptionFor(request);
       const { deliveries, more } = await deliveryQueue.pendingOf(id, limit);
       response.set(adminOnly);
-      sendJson(request, response, { meta: { limit, more }, data: deliveries.map(pendingDeliveryResource) });
+      const data = deliveries.map(pendingDeliveryResource(status === 'active'));
+      sendJson(request, response, { meta: { limit, more }, data });
     },
   );
 

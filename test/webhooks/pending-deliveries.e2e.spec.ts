@@ -8,7 +8,7 @@ type Pending = {
   deliveryId: string;
   eventType: string;
   orderingKey: string;
-  state: 'scheduled' | 'retrying' | 'waiting';
+  state: 'scheduled' | 'retrying' | 'waiting' | 'held';
   attemptsMade: number;
   nextAttemptAt: string | null;
   acceptedAt: string;
@@ -97,6 +97,54 @@ describe('the deliveries not settled yet, a waiting one included', () => {
     expect(retried.status).toBe(202);
     await hooks.waitFor((all) => all.some(({ json }) => json.type === 'order.status_changed'));
     await expect.poll(async () => (await pendingOf(subscription.id)).data, { timeout: 10_000 }).toEqual([]);
+  });
+
+  it('shows them held while their subscription is disabled, and as they were once it is enabled again', async () => {
+    const failing = await startWebhookReceiver(() => ({ status: 500 }));
+    try {
+      const subscription = await admin.register(failing.url, ['order.created', 'order.status_changed']);
+      const { order } = await customer.placeOrder();
+      expect((await customer.post(`/orders/${order.id}/cancel`, {})).status).toBe(200);
+      await failing.waitFor((all) => all.length >= 1);
+      const states = async () => (await pendingOf(subscription.id)).data.map(({ state }) => state);
+      await expect.poll(states, { timeout: 10_000 }).toEqual(['retrying', 'waiting']);
+      const before = (await pendingOf(subscription.id)).data;
+
+      const setActive = async (active: boolean) => {
+        const changed = await admin.send('PATCH', `/webhooks/${subscription.id}`, { active });
+        expect(changed.status).toBe(200);
+        expect(((await changed.json()) as { active: boolean }).active).toBe(active);
+        // Read once with its token: the query side (another process in the distributed mode) then knows it.
+        const token = changed.headers.get('consistency-token')!;
+        expect((await admin.get(`/webhooks/${subscription.id}`, { 'Consistency-Token': token })).status).toBe(
+          200,
+        );
+      };
+      await setActive(false);
+      const held = (await pendingOf(subscription.id)).data;
+      expect(held.map(({ state }) => state)).toEqual(['held', 'held']);
+      // Nothing else about them changed: the same deliveries, their turn where it was.
+      expect(
+        held.map(({ deliveryId, nextAttemptAt, waitingBehind, attemptsMade }) => ({
+          deliveryId,
+          nextAttemptAt,
+          waitingBehind,
+          attemptsMade,
+        })),
+      ).toEqual(
+        before.map(({ deliveryId, nextAttemptAt, waitingBehind, attemptsMade }) => ({
+          deliveryId,
+          nextAttemptAt,
+          waitingBehind,
+          attemptsMade,
+        })),
+      );
+
+      await setActive(true);
+      expect(await states()).toEqual(['retrying', 'waiting']);
+    } finally {
+      await failing.stop();
+    }
   });
 
   it('refuses a bad limit with the field named, and anyone but an admin', async () => {

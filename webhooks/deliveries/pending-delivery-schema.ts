@@ -14,9 +14,9 @@ export const pendingDeliveryResourceSchema = z
       description:
         'Deliveries of one key (an order’s id, for an order’s events) go to the subscription one at a time, in the order’s event order.',
     }),
-    state: z.enum(['scheduled', 'retrying', 'waiting']).meta({
+    state: z.enum(['scheduled', 'retrying', 'waiting', 'held']).meta({
       description:
-        '`waiting`: behind an earlier delivery of its key that is not settled yet (`waitingBehind`), sent once that one is delivered or dead-lettered; `retrying`: an attempt failed and the next is at `nextAttemptAt`; `scheduled`: no attempt has ended yet (one may be under way), due at `nextAttemptAt`.',
+        '`held`: the subscription is disabled (by an admin, or by a receiver’s 410), so nothing is sent: the delivery is cancelled when its turn comes (at `nextAttemptAt`, or once the one it waits behind is settled), unless the subscription is enabled again first; `waiting`: behind an earlier delivery of its key that is not settled yet (`waitingBehind`), sent once that one is delivered or dead-lettered; `retrying`: an attempt failed and the next is at `nextAttemptAt`; `scheduled`: no attempt has ended yet (one may be under way), due at `nextAttemptAt`.',
     }),
     attemptsMade: z.int().min(0).meta({ description: 'Attempts so far, an admin’s retries included.' }),
     nextAttemptAt: timestamp

@@ -14,6 +14,7 @@ const stateHints = {
   scheduled: 'not attempted yet, or its first attempt is under way',
   retrying: 'an attempt failed; retried at the time shown',
   waiting: 'sent once the delivery ahead of it is delivered or dead-lettered',
+  held: 'the subscription is disabled: cancelled at its turn, unless it is enabled again first',
 };
 
 /**
