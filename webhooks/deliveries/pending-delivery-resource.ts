@@ -12,14 +12,11 @@ export type PendingState = PendingDeliveryResource['state'];
 export const pendingStateOf = (
   { waitingBehind, attemptsMade }: PendingDelivery,
   subscriptionActive: boolean,
-): PendingState =>
-  !subscriptionActive
-    ? 'held'
-    : waitingBehind !== null
-      ? 'waiting'
-      : attemptsMade > 0
-        ? 'retrying'
-        : 'scheduled';
+): PendingState => {
+  if (!subscriptionActive) return 'held';
+  if (waitingBehind !== null) return 'waiting';
+  return attemptsMade > 0 ? 'retrying' : 'scheduled';
+};
 
 /** A pending delivery of a subscription active or not, as GET /webhooks/{id}/deliveries/pending answers it. */
 export const pendingDeliveryResource =
