@@ -143,8 +143,11 @@ wait_postgres() {
       die "PostgreSQL exited during startup"
     fi
     if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$POSTGRES_PORT"; then
+      # pg_signal_backend: the tests' DROP DATABASE ... WITH (FORCE) must also end an autovacuum worker
+      # busy in that database, whose process belongs to no role the event log's role is a member of.
       "$PG_BIN/psql" -q -X -h 127.0.0.1 -p "$POSTGRES_PORT" -U ferretdb -d postgres -v ON_ERROR_STOP=1 \
-        -c 'CREATE ROLE event_log LOGIN CREATEDB' -c 'CREATE DATABASE event_log OWNER event_log' >/dev/null \
+        -c 'CREATE ROLE event_log LOGIN CREATEDB' -c 'GRANT pg_signal_backend TO event_log' \
+        -c 'CREATE DATABASE event_log OWNER event_log' >/dev/null \
         || die "could not create the event log's role and database"
       [[ $FERRETDB_BACKEND == postgresql ]] || return 0
       "$PG_BIN/psql" -q -X -h 127.0.0.1 -p "$POSTGRES_PORT" -U ferretdb -d postgres -v ON_ERROR_STOP=1 \
