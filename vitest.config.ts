@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // The suites, named after what they need:
@@ -33,6 +34,9 @@ const httpSuites = [
 
 export default defineConfig({
   test: {
+    // Vitest's default, one core less than the machine has, is a single worker on 2 cores: the embedded
+    // tier's files, which mostly wait on sockets, child processes and disks, would run one at a time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', './test/support/plain-summary-reporter.ts'],
     projects: [
       {
