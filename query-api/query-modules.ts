@@ -1,3 +1,4 @@
+import type { KeyStanding } from '../domain/shared/personal-data.ts';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { catalogQueryModule } from './catalog/catalog-module.ts';
@@ -32,7 +33,11 @@ export const queryModules = (deps: {
   security: {
     auth: { authenticator: Authenticator };
     /** Opens sealed personal data on the way out ("[erased]" once erased). */
-    keyring: { reveal: Reveal; keyStamp: (ownerId: string) => object | undefined };
+    keyring: {
+      reveal: Reveal;
+      keyStamp: (ownerId: string) => object | undefined;
+      standingOf: (ownerId: string) => Promise<KeyStanding>;
+    };
     /** Reads the Consistency-Tokens the command side issued to each caller. */
     consistencyTokens: ConsistencyTokens;
     /** Opens sealed webhook URLs, for admins (WEBHOOK_SECRET_KEY). */
@@ -74,6 +79,7 @@ export const queryModules = (deps: {
       consistencyTimeoutMs: config.consistencyTimeoutMs,
       reveal,
       keyStamp: security.keyring.keyStamp,
+      standingOf: security.keyring.standingOf,
       consistencyTokens,
       users: deps.users,
       currency: config.catalog.currency,

@@ -9,7 +9,7 @@ import { ApiError, validationFailed } from '../../infrastructure/http/api-error.
 import { problemAnswer, problemFor, sendProblem } from '../../infrastructure/http/problem-details.ts';
 import { strongEtag } from '../../infrastructure/http/representation.ts';
 import { withLegacyTokensSealed } from '../../infrastructure/personal-data/field-cipher.ts';
-import type { Reveal } from '../../infrastructure/personal-data/revealed.ts';
+import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idempotency-store.ts';
 
 export const idempotencyKeyFormat = /^[\x21-\x7e]{1,255}$/;
@@ -29,15 +29,19 @@ export const requestFingerprint = (method: string, path: string, body: unknown):
     .update(`${method} ${path}\n${canonicalJson(body)}`)
     .digest('base64url');
 
+/** What a replay needs of the personal-data keyring. */
+type Opening = Pick<PersonalDataKeyring, 'reveal' | 'erasedIn'>;
+
 /**
- * The kept answer again, its sealed personal fields opened (or "[erased]" since): its ETag is made again
- * from the bytes sent, which are the first answer's until an erasure changes them.
+ * The kept answer again, its sealed personal fields opened (or "[erased]" since): the same bytes and ETag
+ * as the first answer's, until an erasure changes the bytes; then the ETag is the hash of the new ones.
  */
-const replay = async (response: Response, stored: StoredResponse, reveal: Reveal) => {
+const replay = async (response: Response, stored: StoredResponse, personalData: Opening) => {
   // Kept sealed; one kept by the first personal-data release holds bare tokens (withLegacyTokensSealed).
-  const body = await reveal(withLegacyTokensSealed(stored.body));
+  const sealed = withLegacyTokensSealed(stored.body);
+  const body = await personalData.reveal(sealed);
   const headers = { ...stored.headers };
-  if (body !== stored.body) {
+  if (await personalData.erasedIn(sealed)) {
     for (const name of Object.keys(headers)) {
       if (name.toLowerCase() === 'etag') headers[name] = strongEtag(Buffer.from(body));
     }
@@ -67,13 +71,13 @@ export const idempotent = ({
   store,
   clock,
   logger,
-  reveal,
+  personalData,
   ttlMs = 24 * 3_600_000,
   leaseMs = 60_000,
 }: {
   store: IdempotencyStore;
-  /** Opens the sealed personal fields of a kept answer (it is kept sealed). */
-  reveal: Reveal;
+  /** Opens the sealed personal fields of a kept answer (it is kept sealed), and tells an erasure since. */
+  personalData: Opening;
   clock: Clock;
   logger: Logger;
   ttlMs?: number;
@@ -116,7 +120,7 @@ export const idempotent = ({
           headers: { 'Retry-After': '1' },
         });
       }
-      if (claim.outcome === 'completed') return replay(response, claim.response, reveal);
+      if (claim.outcome === 'completed') return replay(response, claim.response, personalData);
 
       let answer: Answer;
       try {

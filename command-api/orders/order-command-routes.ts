@@ -22,19 +22,25 @@ import { forbidden, notFound, validationFailed } from '../../infrastructure/http
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import {
   asksPreconditions,
+  httpDate,
   noneMatchHolds,
   preconditionFailed,
   preconditionsHold,
+  strongEtag,
 } from '../../infrastructure/http/representation.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
-import { revealedJsonRepresentation, type Reveal } from '../../infrastructure/personal-data/revealed.ts';
+import { revealedJsonRepresentation } from '../../infrastructure/personal-data/revealed.ts';
 import { orderCodec } from '../../domain/orders/order-codec.ts';
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import { eventSealer } from '../../infrastructure/personal-data/seal-events.ts';
 import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
-import { currentOrderResource } from '../../domain/orders/order-resource.ts';
+import {
+  actionsFor,
+  currentOrderResource,
+  orderRepresentationKey,
+} from '../../domain/orders/order-resource.ts';
 import type { Caller } from '../../domain/orders/order-actions.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
@@ -60,7 +66,7 @@ export type OrderCommandDeps = {
    */
   newId: () => string;
   /** Seals the customer's personal data in new events; opens it in answers. */
-  personalData: Pick<PersonalDataKeyring, 'sealFields' | 'reveal'>;
+  personalData: Pick<PersonalDataKeyring, 'sealFields' | 'reveal' | 'standingOf' | 'erasedIn'>;
   /** Binds each answer's Consistency-Token to the caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'issue'>;
   logger: Logger;
@@ -72,14 +78,40 @@ const orderIdParam = (request: Request): string => uuidParam(request, 'orderId',
 const bodyOf = <Schema extends z.ZodType>(schema: Schema, request: Request): z.infer<Schema> =>
   parseInput(schema, request.body ?? {});
 
+type Opening = Pick<PersonalDataKeyring, 'reveal' | 'standingOf'>;
+
 /**
- * The order as sent to the caller (personal fields opened, the caller's actions): the same bytes, and so the
- * same strong ETag, as the query side's for the same caller; and the sealed text it was made from.
+ * The order's validators for the caller at this revision, from its version alone (nothing opened): the
+ * same strong ETag as the query side's for the same caller and revision (orderRepresentationKey).
  */
-const representationOf = (reveal: Reveal, details: OrderDetails, caller: Caller) =>
-  revealedJsonRepresentation(reveal, currentOrderResource(details, caller), {
+const validatorsOf = async (
+  personalData: Opening,
+  details: OrderDetails,
+  revision: number,
+  caller: Caller,
+) => {
+  const standing = await personalData.standingOf(details.customerId);
+  const key = orderRepresentationKey(details.id, revision, actionsFor(details, caller), standing);
+  return { etag: strongEtag(Buffer.from(key)), lastModified: httpDate(details.updatedAt) };
+};
+
+/**
+ * The order as sent to the caller (personal fields opened, the caller's actions): the same bytes and ETag
+ * as the query side's for the same caller; and the sealed text it was made from.
+ */
+const representationOf = async (
+  personalData: Opening,
+  details: OrderDetails,
+  revision: number,
+  caller: Caller,
+) => {
+  // The version first: an erasure between the two may label erased bytes as opened, never the reverse.
+  const { etag } = await validatorsOf(personalData, details, revision, caller);
+  return revealedJsonRepresentation(personalData.reveal, currentOrderResource(details, caller), {
     lastModified: details.updatedAt,
+    etag,
   });
+};
 
 /**
  * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event (the
@@ -88,14 +120,22 @@ const representationOf = (reveal: Reveal, details: OrderDetails, caller: Caller)
  * request keeps instead of the bytes.
  */
 const orderAnswer = async (
-  { reveal, consistencyTokens }: { reveal: Reveal; consistencyTokens: Pick<ConsistencyTokens, 'issue'> },
+  {
+    personalData,
+    consistencyTokens,
+  }: { personalData: Opening; consistencyTokens: Pick<ConsistencyTokens, 'issue'> },
   response: Response,
   handled: Handled<OrderEvent, OrderState, OrderDetails>,
   status: 200 | 201,
 ): Promise<Answer> => {
   const details = handled.view;
   if (!details || handled.readAt === null) throw new Error('an order command found no order');
-  const { representation, sealed } = await representationOf(reveal, details, principalOf(response));
+  const { representation, sealed } = await representationOf(
+    personalData,
+    details,
+    handled.revision,
+    principalOf(response),
+  );
   return {
     status,
     headers: {
@@ -125,10 +165,10 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
     newId,
     seal: eventSealer(orderPersonalData, deps.personalData),
   });
-  const reveal = deps.personalData.reveal;
-  const answering = { reveal, consistencyTokens: deps.consistencyTokens };
+  const { personalData } = deps;
+  const answering = { personalData, consistencyTokens: deps.consistencyTokens };
   const router = createRouter();
-  const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger, reveal });
+  const keyed = idempotent({ store: deps.idempotency, clock, logger: deps.logger, personalData });
   const auth = authenticate(deps.authenticator);
 
   /**
@@ -139,16 +179,16 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
    */
   const preconditionOf =
     (request: Request, response: Response) =>
-    async (_history: unknown, _state: unknown, details: OrderDetails | null) => {
+    async (history: readonly unknown[], _state: unknown, details: OrderDetails | null) => {
       if (details === null) throw notFound(noSuchOrder);
       if (!mayActOn(response, details.customerId)) {
         // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
         if (scopeOf(principalOf(response).roles, 'getOrder') !== 'any') throw notFound(noSuchOrder);
         throw forbidden('You may read this order, but not do this to it: it is not yours.');
       }
-      // The order's version costs opening its personal data and a hash: only for a request that names one.
       if (!asksPreconditions(request)) return;
-      const { representation: current } = await representationOf(reveal, details, principalOf(response));
+      // The order's version, from its revision: nothing is opened or rendered to compare it.
+      const current = await validatorsOf(personalData, details, history.length - 1, principalOf(response));
       if (!preconditionsHold(request, current)) {
         throw preconditionFailed(
           'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',

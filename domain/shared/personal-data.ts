@@ -5,6 +5,13 @@ import { z } from 'zod';
 /** What a field whose owner's key is gone reads as, everywhere. */
 export const erasedValue = '[erased]';
 
+/**
+ * Where an owner's personal-data key stands, which decides how their sealed fields read: `opens` (the
+ * plaintext), `erased` (for good), `none` (never made: nothing of theirs is sealed, or it was lost) or
+ * `unreadable` (it opens under no configured key-encryption key); the last three read as "[erased]".
+ */
+export type KeyStanding = 'opens' | 'erased' | 'none' | 'unreadable';
+
 /** A path into an event's data: the keys from the top, leading to a string (or null: nothing to seal). */
 export type PersonalFieldPath = readonly string[];
 

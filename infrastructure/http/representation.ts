@@ -32,6 +32,11 @@ type RepresentationOptions = {
   lastModified?: string | Date;
   cacheControl?: string;
   etagAlsoCovers?: string[];
+  /**
+   * The strong ETag when the resource knows its version without the bytes (an order's revision): it must
+   * change whenever the bytes do. Without it, the ETag is the hash of the bytes.
+   */
+  etag?: string;
 };
 
 const lastModifiedFields = (lastModified: string) => ({
@@ -47,7 +52,7 @@ export const jsonTextRepresentation = (json: string, options: RepresentationOpti
   const body = Buffer.from(json);
   return {
     body,
-    etag: strongEtag(body, ...(options.etagAlsoCovers ?? [])),
+    etag: options.etag ?? strongEtag(body, ...(options.etagAlsoCovers ?? [])),
     contentType: 'application/json; charset=utf-8',
     ...(options.lastModified === undefined ? {} : lastModifiedFields(httpDate(options.lastModified))),
     ...(options.cacheControl === undefined ? {} : { cacheControl: options.cacheControl }),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { erasedValue, type SealedText } from '../../domain/shared/personal-data.ts';
+import { erasedValue, type KeyStanding, type SealedText } from '../../domain/shared/personal-data.ts';
 import type { Logger } from 'pino';
 import { createSecretCipher } from '../crypto/secret-cipher.ts';
 import type { DataKeyStore } from './data-key-store.ts';
@@ -17,6 +17,8 @@ export class OwnerErasedError extends Error {
 type CachedKey = {
   /** null: erased, or lost (no key for sealed data). */
   key: Buffer | null;
+  /** With no key: whether it was erased (rather than lost, or unreadable). */
+  erased: boolean;
   expiresAt: number;
   /**
    * Fields opened with this key, from their JSON form to the plaintext's, so a hot order's are decrypted
@@ -76,11 +78,12 @@ export const createPersonalDataKeyring = ({
     throw new Error(`the data key of ${ownerId} opens under no configured key-encryption key`);
   };
 
-  const remember = (ownerId: string, key: Buffer | null): CachedKey => {
+  const remember = (ownerId: string, key: Buffer | null, erased = false): CachedKey => {
     cache.delete(ownerId);
     if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
     const entry = {
       key,
+      erased,
       expiresAt: now() + cacheTtlMs,
       opened: new Map<string, string>(),
       sealed: new Map<string, SealedText>(),
@@ -108,7 +111,7 @@ export const createPersonalDataKeyring = ({
       );
       return remember(ownerId, null);
     }
-    if (stored === 'erased') return remember(ownerId, null);
+    if (stored === 'erased') return remember(ownerId, null, true);
     try {
       return remember(ownerId, unseal(stored, ownerId));
     } catch (error) {
@@ -236,6 +239,24 @@ export const createPersonalDataKeyring = ({
      */
     keyStamp: (ownerId: string): object | undefined => cached(ownerId),
 
+    /** Where the owner's key stands (KeyStanding), opening nothing: part of a version of what they own. */
+    async standingOf(ownerId: string): Promise<KeyStanding> {
+      const known =
+        cached(ownerId) ?? ((await store.get(ownerId)) === null ? null : await keyForReading(ownerId));
+      // No key at all: not cached, so that a sealed field met later still logs a lost key.
+      if (known === null) return 'none';
+      if (known.key) return 'opens';
+      return known.erased ? 'erased' : 'unreadable';
+    },
+
+    /** Whether some sealed field of this JSON text reads "[erased]": an owner of one has no key any more. */
+    async erasedIn(json: string): Promise<boolean> {
+      if (!json.includes(sealedMarker)) return false;
+      const owners = new Set([...json.matchAll(sealedInJson)].map((match) => match[1]!));
+      for (const ownerId of owners) if ((await keyForReading(ownerId)).key === null) return true;
+      return false;
+    },
+
     /** A value with every sealed field opened (through its JSON form). */
     async revealValue<T>(value: T): Promise<T> {
       return JSON.parse(await reveal(JSON.stringify(value))) as T;
@@ -244,7 +265,7 @@ export const createPersonalDataKeyring = ({
     /** Deletes the owner's key for good; false when it was erased already. This process forgets it at once. */
     async erase(ownerId: string, at: string): Promise<boolean> {
       const erased = await store.erase(ownerId, at);
-      remember(ownerId, null);
+      remember(ownerId, null, true);
       return erased;
     },
 

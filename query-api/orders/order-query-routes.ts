@@ -1,3 +1,4 @@
+import type { KeyStanding } from '../../domain/shared/personal-data.ts';
 import type { Request, Response, Router } from 'express';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { z } from 'zod';
@@ -9,7 +10,7 @@ import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import { scopeOf, type Operation } from '../../domain/identity/permissions.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { forbidden, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
-import { sendRepresentation } from '../../infrastructure/http/representation.ts';
+import { sendRepresentation, strongEtag } from '../../infrastructure/http/representation.ts';
 import {
   revealedJsonRepresentation,
   sendRevealedJson,
@@ -28,7 +29,12 @@ import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
 import { normalizeEmail, type UserStore } from '../../identity/users.ts';
 import { detailsOf, type OrderDetails } from '../../domain/orders/order-details.ts';
 import type { OrderView } from '../../projections/orders/order-projection.ts';
-import { actionsFor, currentOrderResource, orderResource } from '../../domain/orders/order-resource.ts';
+import {
+  actionsFor,
+  currentOrderResource,
+  orderRepresentationKey,
+  orderResource,
+} from '../../domain/orders/order-resource.ts';
 import { eventResource } from '../audit/event-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
@@ -45,7 +51,11 @@ const placedAt = z
   .transform((value) => new Date(value).toISOString());
 
 /** A bound of the listing's total: a decimal amount as the API writes one (`49.95`), in the shop's currency. */
-const totalBound = z.string().regex(/^\d{1,12}(\.\d{1,3})?$/, 'must be a decimal amount, such as 49.95');
+const totalBound = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal amount, such as 49.95', abort: true })
+  .regex(/^\d{1,12}(\.|$)/, { error: 'is too large: at most 12 digits before the point', abort: true })
+  .regex(/^\d+(\.\d{1,3})?$/, 'must have at most 3 digits after the point');
 
 export const listingQuery = z.strictObject({
   ...paginationQuery,
@@ -101,6 +111,8 @@ export type OrderQueryDeps = {
   reveal: Reveal;
   /** Which personal-data key an opened representation was made with (see order-representations.ts). */
   keyStamp: (ownerId: string) => object | undefined;
+  /** Where a customer's personal-data key stands: part of an order's version (its ETag). */
+  standingOf: (ownerId: string) => Promise<KeyStanding>;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
   /** Finds the customer of `?customerEmail=`, and the customers a listing names. */
@@ -138,18 +150,29 @@ const totalWithin = (
 
 const noSuchOrder = 'There is no order with this id.';
 
-/** The order now, as the caller reads it: the same bytes, and so the same strong ETag, as the command side's. */
-const representationOf = async (reveal: Reveal, details: OrderDetails, caller: Caller) =>
-  (
-    await revealedJsonRepresentation(reveal, currentOrderResource(details, caller), {
-      lastModified: details.updatedAt,
-    })
-  ).representation;
+type Opening = Pick<OrderQueryDeps, 'reveal' | 'standingOf'>;
 
-/** An order at a past revision: nothing can be done to a past state, so no `actions`. */
-const pastRepresentationOf = async (reveal: Reveal, details: OrderDetails) =>
-  (await revealedJsonRepresentation(reveal, orderResource(details), { lastModified: details.updatedAt }))
-    .representation;
+/**
+ * The order at a revision, as the caller reads it: now (`currentOrderResource`, with the caller's actions)
+ * or in the past (`orderResource`: nothing can be done to a past state, so no `actions`). The same bytes and
+ * ETag as the command side's; the ETag from the order's version (orderRepresentationKey), taken before
+ * opening, so that an erasure in between may label erased bytes as opened, never the reverse.
+ */
+const representationOf = async (
+  { reveal, standingOf }: Opening,
+  details: OrderDetails,
+  revision: number,
+  caller: Caller | 'past',
+) => {
+  const actions = caller === 'past' ? 'past' : actionsFor(details, caller);
+  const key = orderRepresentationKey(details.id, revision, actions, await standingOf(details.customerId));
+  const resource = caller === 'past' ? orderResource(details) : currentOrderResource(details, caller);
+  const { representation } = await revealedJsonRepresentation(reveal, resource, {
+    lastModified: details.updatedAt,
+    etag: strongEtag(Buffer.from(key)),
+  });
+  return representation;
+};
 const orderIdParam = (request: Request) => uuidParam(request, 'orderId', noSuchOrder);
 
 /**
@@ -164,10 +187,12 @@ export const orderQueryRoutes = ({
   consistencyTimeoutMs,
   reveal,
   keyStamp,
+  standingOf,
   consistencyTokens,
   users,
   currency,
 }: OrderQueryDeps): Router => {
+  const opening = { reveal, standingOf };
   const router = createRouter();
   const representations = createOrderRepresentations({ keyStamp });
   /**
@@ -178,7 +203,7 @@ export const orderQueryRoutes = ({
     const variant = actionsFor(order, caller).join(' ');
     const kept = representations.get(order, variant);
     if (kept) return kept;
-    const representation = await representationOf(reveal, order, caller);
+    const representation = await representationOf(opening, order, order.revision, caller);
     representations.keep(order, variant, representation);
     return representation;
   };
@@ -299,7 +324,7 @@ export const orderQueryRoutes = ({
       }
       const order = detailsOf(events.slice(0, upTo + 1));
       if (!order) throw notFound(noSuchOrder);
-      return sendRepresentation(request, response, await pastRepresentationOf(reveal, order));
+      return sendRepresentation(request, response, await representationOf(opening, order, upTo, 'past'));
     }
     const order = await readModel.getOrder(orderIdParam(request));
     if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);

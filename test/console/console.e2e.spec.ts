@@ -1112,6 +1112,16 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     expect(page.url()).not.toContain('minTotal=');
     expect(await page.getByRole('alert').count()).toBe(0);
     expect(await totalTo.inputValue()).toBe('1000');
+    // A span no order is in: the list says the filters found none (not that there are no orders) and
+    // offers to clear them.
+    await totalTo.fill('');
+    await totalFrom.fill('999999999999');
+    await totalFrom.press('Enter');
+    await page.getByText('No orders match these filters.').waitFor();
+    expect(await page.getByText('No orders yet.').count()).toBe(0);
+    await page.getByRole('link', { name: 'Clear the filters' }).click();
+    await page.locator('table.orders').waitFor();
+    expect(page.url()).not.toContain('minTotal=');
     await page.context().close();
   });
 

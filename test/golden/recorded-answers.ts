@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { strongEtag } from '../../infrastructure/http/representation.ts';
 import { availableActions } from '../../domain/orders/order-actions.ts';
+import { orderRepresentationKey } from '../../domain/orders/order-resource.ts';
+import type { KeyStanding } from '../../domain/shared/personal-data.ts';
 import type { OrderStatus } from '../../domain/orders/order.ts';
 
 // The golden log of test/fixtures/golden-2026-11-25 (see its README.md): the answers the release before
@@ -261,13 +263,27 @@ const withoutDeliberateChanges = (recorded: RecordedAnswer, body: string): strin
   return body;
 };
 
-export type Answer = Pick<RecordedAnswer, 'status' | 'etag' | 'lastModified' | 'body'>;
+/** What an order's version is made of besides its bytes: the revision read, the customer's key. */
+type OrderVersion = { revision: number; customerKey: KeyStanding };
+
+export type Answer = Pick<RecordedAnswer, 'status' | 'etag' | 'lastModified' | 'body'> & {
+  /** For an order (GET /orders/{id}, current or ?revision=N). */
+  order?: OrderVersion;
+};
+
+/** The seventh: an order's ETag is made from its version (orderRepresentationKey), not from its bytes. */
+const orderEtagOf = (body: string, { revision, customerKey }: OrderVersion): string => {
+  const order = JSON.parse(body) as { id: string; actions?: Parameters<typeof orderRepresentationKey>[2] };
+  return strongEtag(
+    Buffer.from(orderRepresentationKey(order.id, revision, order.actions ?? 'past', customerKey)),
+  );
+};
 
 /**
  * The recorded answer, as this release must give it: the same status and Last-Modified; the same bytes but
  * for the deliberate changes (`shipment`, `version`, a webhook URL's origin for auditors, `actions`,
- * `deliveryStats`, a listing's `customers`); the same ETag when the bytes are the same, and the
- * hash of the new bytes, the same function as before, when they are not.
+ * `deliveryStats`, a listing's `customers`); an order's ETag from its version; any other the same ETag
+ * when the bytes are the same, and the hash of the new bytes, the same function as before, when they are not.
  */
 export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) => {
   const what = `${recorded.method} ${recorded.path} as ${recorded.as}`;
@@ -279,6 +295,12 @@ export const expectRecordedAnswer = (recorded: RecordedAnswer, answer: Answer) =
     return;
   }
   expect(withoutDeliberateChanges(recorded, answer.body), `${what}: body`).toBe(recorded.body);
+  if (answer.order !== undefined) {
+    expect(answer.etag, `${what}: ETag, from the order's version`).toBe(
+      orderEtagOf(answer.body, answer.order),
+    );
+    return;
+  }
   if (recorded.etag === null || answer.body === recorded.body) {
     expect(answer.etag, `${what}: ETag`).toBe(recorded.etag);
     return;

@@ -236,6 +236,12 @@ describe('GET /orders, found by short id, by customer e-mail and by total', () =
     ] as const) {
       await shop.when(staff.get(`/orders?${query}`)).then(expectInvalidFields(field));
     }
+    // A decimal too large to be a total is told so, not that it is no decimal.
+    await shop.when(staff.get('/orders?maxTotal=99999999999999999999999')).then(
+      expectProblem(400, {
+        errors: [{ field: 'maxTotal', message: 'is too large: at most 12 digits before the point' }],
+      }),
+    );
     await shop
       .when(staff.get('/orders?minTotal=1&minTotal=2'))
       .then(expectProblem(400, { errors: [{ field: 'minTotal', message: 'must be given once' }] }));

@@ -97,8 +97,10 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     const delivered = await hooks.waitFor((all) => all.length >= 5);
     expect(delivered.filter((hook) => hook.body.includes(street))).toHaveLength(4);
     const consistent = { 'Consistency-Token': token };
+    const firstBefore = await staff.get(`/orders/${first.id}`, consistent);
+    const etagBefore = firstBefore.headers.get('etag')!;
     const before = {
-      first: (await (await staff.get(`/orders/${first.id}`, consistent)).json()) as OrderBody,
+      first: (await firstBefore.json()) as OrderBody,
       second: (await (await staff.get(`/orders/${second.id}`, consistent)).json()) as OrderBody,
       history: (await (await staff.get(`/orders/${first.id}/events`)).json()) as { data: unknown }[],
     };
@@ -135,8 +137,12 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     expect(await service.users.listAddresses(customer.id)).toEqual([]);
 
     // Every surface: [erased] where the personal data was, everything else unchanged.
-    const firstAfter = (await (await staff.get(`/orders/${first.id}`)).json()) as OrderBody;
+    const firstAfterResponse = await staff.get(`/orders/${first.id}`);
+    const firstAfter = (await firstAfterResponse.json()) as OrderBody;
     expect(firstAfter).toEqual(asErased(before.first));
+    // The erasure changed the bytes, not the revision: the ETag changes with them.
+    const etagAfter = firstAfterResponse.headers.get('etag')!;
+    expect(etagAfter).not.toBe(etagBefore);
     expect(await (await staff.get(`/orders/${second.id}`)).json()).toEqual(asErased(before.second));
     const listed = (await (await staff.get('/orders?perPage=100')).json()) as {
       data: OrderBody[];
@@ -206,6 +212,11 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     expect(await filesUnder(service.dataDir, noteWord)).toEqual([]);
     // Nor the e-mail, anonymised: secure_delete zeroed it (the WAL was truncated after the erasure).
     expect(await filesUnder(service.dataDir, customer.email)).toEqual([]);
+
+    // If-Match with the ETag of the bytes from before the erasure: 412; with the current one, decided.
+    const delivering = (etag: string) => staff.post(`/orders/${first.id}/deliver`, {}, { 'If-Match': etag });
+    expect((await delivering(etagBefore)).status).toBe(412);
+    expect((await delivering(etagAfter)).status).toBe(200);
   });
 
   it('erases with the admin CLI while the service runs: the service shows [erased] within its cache period', async () => {

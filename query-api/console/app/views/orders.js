@@ -58,6 +58,8 @@ export const OrdersView = ({ api, user, route }) => {
   /** The day after a date (YYYY-MM-DD): "placed to" a day includes that whole day. @param {string} day */
   const dayAfter = (day) => new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
   const ownOnly = scopeOf(user.roles, 'listOrders') === 'own';
+  /** Whether a filter besides the status narrows the list: an empty list then says so, not "no orders yet". */
+  const narrowed = [idEndsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal].some(Boolean);
   useEffect(() => {
     document.title = 'Orders · Order console';
   }, []);
@@ -172,7 +174,7 @@ export const OrdersView = ({ api, user, route }) => {
     }
     <${ProblemMessage} error=${orders.error} context="The orders could not be read" />
     ${orders.loading && !orders.data ? html`<${Loading} label="Loading the orders…" />` : null}
-    ${orders.data ? html`<${OrderTable} page=${orders.data} status=${status} showCustomer=${!ownOnly} />` : null}
+    ${orders.data ? html`<${OrderTable} page=${orders.data} status=${status} narrowed=${narrowed} showCustomer=${!ownOnly} />` : null}
   </section>`;
 };
 
@@ -214,8 +216,14 @@ const TotalSpan = ({ minTotal, maxTotal, onApply }) => {
   </form>`;
 };
 
-/** @param {{ page: OrderPage, status: string, showCustomer: boolean }} props */
-const OrderTable = ({ page, status, showCustomer }) => {
+/** @param {{ page: OrderPage, status: string, narrowed: boolean, showCustomer: boolean }} props */
+const OrderTable = ({ page, status, narrowed, showCustomer }) => {
+  if (page.data.length === 0 && narrowed) {
+    return html`<p class="empty">
+      No ${status ? `${status} ` : ''}orders match these filters.
+      <a href=${href('/orders', { status })}>Clear the filters</a>
+    </p>`;
+  }
   if (page.data.length === 0) {
     return html`<p class="empty">${status ? `No ${status} orders.` : 'No orders yet.'}</p>`;
   }
