@@ -162,6 +162,8 @@ export const createMongoOrderReadModel = async (
     },
 
     getOrder: read,
+    // The view itself: reading it costs the round trip that asking whether it changed would.
+    getOrderIfChanged: read,
 
     async listOrders(query) {
       const filter: Filter<OrderDocument> = {};

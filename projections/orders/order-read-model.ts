@@ -39,6 +39,12 @@ export type OrderReadModel = {
    */
   applyEvents(events: readonly RecordedEvent[]): Promise<void>;
   getOrder(id: string): Promise<OrderView | null>;
+  /**
+   * The order, or `unchanged` when its stored view is still at `knownRevision`: a reader that holds that
+   * revision's view (the query side's kept representations) then reads and parses nothing more. An
+   * adapter may answer with the view all the same (MongoDB does: the round trip is the cost there).
+   */
+  getOrderIfChanged(id: string, knownRevision: number): Promise<OrderView | null | 'unchanged'>;
   /** Newest first (createdAt, then id, descending). `total` only for the page kind. */
   listOrders(query: OrderListQuery): Promise<{ orders: OrderView[]; total?: number; hasMore: boolean }>;
   /** Drops every order (for a rebuild into a scratch store). */

@@ -47,6 +47,9 @@ const viewTable = (db: DatabaseSync, table: string) => {
   db.exec(tableSchema(table));
   const select = db.prepare(`SELECT document FROM ${table} WHERE id = ?`);
   const selectRevision = db.prepare(`SELECT revision FROM ${table} WHERE id = ?`);
+  const selectIfChanged = db.prepare(
+    `SELECT CASE WHEN revision = ? THEN NULL ELSE document END AS document FROM ${table} WHERE id = ?`,
+  );
   const upsert = db.prepare(
     `INSERT INTO ${table} (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document
@@ -56,6 +59,11 @@ const viewTable = (db: DatabaseSync, table: string) => {
     read(id: string): OrderView | null {
       const row = select.get(id) as { document: string } | undefined;
       return row ? (JSON.parse(row.document) as OrderView) : null;
+    },
+    readIfChanged(id: string, knownRevision: number): OrderView | null | 'unchanged' {
+      const row = selectIfChanged.get(knownRevision, id) as { document: string | null } | undefined;
+      if (!row) return null;
+      return row.document === null ? 'unchanged' : (JSON.parse(row.document) as OrderView);
     },
     revisionOf(id: string): number | undefined {
       return (selectRevision.get(id) as { revision: number } | undefined)?.revision;
@@ -92,7 +100,7 @@ export const createSqliteOrderReadModel = (
   db: DatabaseSync,
   { table = liveTable, indexed = true }: { table?: string; indexed?: boolean } = {},
 ): OrderReadModel => {
-  const { read, write } = viewTable(db, table);
+  const { read, readIfChanged, write } = viewTable(db, table);
   if (indexed) db.exec(indexSchema(table));
   // The listing's SQL varies only by which filters are set: a handful of texts, each prepared once.
   const prepared = new Map<string, StatementSync>();
@@ -123,6 +131,10 @@ export const createSqliteOrderReadModel = (
 
     async getOrder(id) {
       return read(id);
+    },
+
+    async getOrderIfChanged(id, knownRevision) {
+      return readIfChanged(id, knownRevision);
     },
 
     async listOrders(query: OrderListQuery) {
@@ -249,6 +261,10 @@ const createWriteBehindOrderReadModel = (
     async getOrder(id) {
       flush();
       return stored.getOrder(id);
+    },
+    async getOrderIfChanged(id, knownRevision) {
+      flush();
+      return stored.getOrderIfChanged(id, knownRevision);
     },
     async listOrders(query) {
       flush();

@@ -194,7 +194,14 @@ export const orderQueryRoutes = ({
 }: OrderQueryDeps): Router => {
   const opening = { reveal, standingOf };
   const router = createRouter();
-  const representations = createOrderRepresentations({ keyStamp });
+  const representations = createOrderRepresentations<OrderView>({ keyStamp });
+  /** The order's view now: the kept one when the read model says it is unchanged, which parses nothing. */
+  const orderNow = async (id: string): Promise<OrderView | null> => {
+    const known = representations.orderOf(id);
+    if (!known) return readModel.getOrder(id);
+    const read = await readModel.getOrderIfChanged(id, known.revision);
+    return read === 'unchanged' ? known : read;
+  };
   /**
    * The order's representation for this caller: kept from an earlier read of the same revision with the
    * same actions (a customer's, staff's), or rendered now.
@@ -326,7 +333,7 @@ export const orderQueryRoutes = ({
       if (!order) throw notFound(noSuchOrder);
       return sendRepresentation(request, response, await representationOf(opening, order, upTo, 'past'));
     }
-    const order = await readModel.getOrder(orderIdParam(request));
+    const order = await orderNow(orderIdParam(request));
     if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);
     sendRepresentation(request, response, await currentRepresentation(order, principalOf(response)));
   });

@@ -1,39 +1,55 @@
 import type { Representation } from '../../infrastructure/http/representation.ts';
 
-type Kept = { revision: number; stamp: object; representation: Representation };
 type Order = { id: string; revision: number; customerId: string };
+type Kept<View extends Order> = {
+  order: View;
+  stamp: object;
+  /** By variant: the actions its reader may take (a customer's, staff's). */
+  representations: Map<string, Representation>;
+};
 
 /**
- * The representations of the orders read lately, in memory only, so that reading an order again costs no
- * rendering: one per order and variant (the actions its reader may take: a customer's, staff's), at most
- * `size` (the oldest dropped first). One is used only for the revision
- * it was made from, and only while the personal-data key it was opened with is still the one cached
- * (`keyStamp`): an erasure in this process drops it at once, one in another process within the keyring's
- * cache period (docs/personal-data.md).
+ * The orders read lately, in memory only, so that reading one again costs neither parsing its view nor
+ * rendering it: per order, its view at one revision and a representation per variant (the actions its
+ * reader may take: a customer's, staff's), at most `size` orders (the oldest dropped first). The view lets
+ * the read model answer "unchanged" (OrderReadModel.getOrderIfChanged); a representation is used only for
+ * the revision it was made from, and both only while the personal-data key they were opened with is still
+ * the one cached (`keyStamp`): an erasure in this process drops them at once, one in another process within
+ * the keyring's cache period (docs/personal-data.md).
  */
-export const createOrderRepresentations = ({
+export const createOrderRepresentations = <View extends Order>({
   keyStamp,
-  size = 10_000,
+  size = 5_000,
 }: {
   keyStamp: (ownerId: string) => object | undefined;
   size?: number;
 }) => {
-  const kept = new Map<string, Kept>();
+  const kept = new Map<string, Kept<View>>();
+  const current = (id: string): Kept<View> | undefined => {
+    const entry = kept.get(id);
+    return entry && entry.stamp === keyStamp(entry.order.customerId) ? entry : undefined;
+  };
   return {
-    get(order: Order, variant: string): Representation | undefined {
-      const entry = kept.get(`${order.id} ${variant}`);
-      if (entry?.revision === order.revision && entry.stamp === keyStamp(order.customerId)) {
-        return entry.representation;
-      }
-      return undefined;
+    /** The view of the order kept last, to ask the read model whether it changed since. */
+    orderOf(id: string): View | undefined {
+      return current(id)?.order;
     },
-    keep(order: Order, variant: string, representation: Representation) {
+    get(order: View, variant: string): Representation | undefined {
+      const entry = current(order.id);
+      return entry?.order.revision === order.revision ? entry.representations.get(variant) : undefined;
+    },
+    keep(order: View, variant: string, representation: Representation) {
       const stamp = keyStamp(order.customerId);
       if (stamp === undefined) return;
-      const key = `${order.id} ${variant}`;
-      kept.delete(key);
+      const before = kept.get(order.id);
+      const entry =
+        before?.order.revision === order.revision && before.stamp === stamp
+          ? before
+          : { order, stamp, representations: new Map<string, Representation>() };
+      kept.delete(order.id);
       if (kept.size >= size) kept.delete(kept.keys().next().value!);
-      kept.set(key, { revision: order.revision, stamp, representation });
+      kept.set(order.id, entry);
+      entry.representations.set(variant, representation);
     },
   };
 };

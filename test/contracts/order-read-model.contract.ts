@@ -33,6 +33,22 @@ export const orderReadModelContract = (
       expect(await model.getOrder(randomUUID())).toBeNull();
     });
 
+    it('says an order is unchanged only while its stored view is at the revision the reader holds', async () => {
+      const { orderId, events } = recordedHistory((id) => [
+        placeCommand(id),
+        { type: 'ConfirmOrder', data: { orderId: id, confirmedAt: '2026-11-21T10:05:00.000Z' } },
+      ]);
+      await model.applyEvents(events.slice(0, 1));
+      const placed = await model.getOrder(orderId);
+      // At the revision held: unchanged, or (an adapter may) the same view again.
+      expect(['unchanged', placed]).toContainEqual(await model.getOrderIfChanged(orderId, 0));
+      // Behind or ahead of what is stored: the stored view.
+      expect(await model.getOrderIfChanged(orderId, 5)).toEqual(placed);
+      await model.applyEvents(events.slice(1));
+      expect(await model.getOrderIfChanged(orderId, 0)).toMatchObject({ status: 'confirmed', revision: 1 });
+      expect(await model.getOrderIfChanged(randomUUID(), 0)).toBeNull();
+    });
+
     it('hands out views a reader may change without changing what is stored', async () => {
       const { orderId, events } = recordedHistory((id) => [placeCommand(id)]);
       await model.applyEvents(events);

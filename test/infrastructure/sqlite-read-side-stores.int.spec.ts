@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteIdempotencyStore } from '../../command-api/idempotency/sqlite-idempotency-store.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
 import { createSqliteCheckpointStore } from '../../infrastructure/event-sourcing/sqlite-checkpoint-store.ts';
@@ -12,6 +12,7 @@ import {
 import { idempotencyStoreContract } from '../contracts/idempotency-store.contract.ts';
 import { checkpointStoreContract } from '../contracts/checkpoint-store.contract.ts';
 import { orderReadModelContract } from '../contracts/order-read-model.contract.ts';
+import { placeCommand, recordedHistory } from '../support/order-history.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'projection-stores-'));
 const db = openDatabase({ path: join(dir, 'read-store.sqlite') });
@@ -26,5 +27,14 @@ orderReadModelContract(
   'node:sqlite scratch table, write-behind cache of 2 orders',
   async () => sqliteScratchOrderReadModel(db, { cachedOrders: 2 }).model,
 );
+describe('the node:sqlite order read model', () => {
+  it('answers unchanged for the revision a reader holds, which the contract allows and the query side relies on', async () => {
+    const model = await createSqliteOrderReadModel(db);
+    const { orderId, events } = recordedHistory((id) => [placeCommand(id)]);
+    await model.applyEvents(events);
+    expect(await model.getOrderIfChanged(orderId, 0)).toBe('unchanged');
+    expect(await model.getOrderIfChanged(orderId, 1)).toMatchObject({ id: orderId, revision: 0 });
+  });
+});
 checkpointStoreContract('node:sqlite file', async () => createSqliteCheckpointStore(db));
 idempotencyStoreContract('node:sqlite file', async () => createSqliteIdempotencyStore(db));
