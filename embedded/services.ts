@@ -40,7 +40,10 @@ export const startEmbeddedServices = async (deps: EmbeddedDeps): Promise<Running
     logger,
     metrics,
     first: serviceDocsRoutes(documentSettingsOf(config)),
+    // The query side's modules first: reads are the hot paths, and a GET then walks no command routes
+    // (command-api/ serves no GET, query-api/ nothing else, so the order decides nothing else).
     modules: [
+      ...queryModules({ ...shared, orders, subscriptions: webhooks.querySide, catalog, users, metrics }),
       ...commandModules({
         ...shared,
         stores: {
@@ -53,7 +56,6 @@ export const startEmbeddedServices = async (deps: EmbeddedDeps): Promise<Running
         checkUrl: webhooks.checkUrl,
         flushDeleted: stores.flushDeleted,
       }),
-      ...queryModules({ ...shared, orders, subscriptions: webhooks.querySide, catalog, users, metrics }),
       security.auth.module,
     ],
     readinessChecks: embeddedReadiness({ config, eventStore, stores, metrics, orders, webhooks }),
