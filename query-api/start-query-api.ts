@@ -36,8 +36,7 @@ export const startQueryApi = async ({ config, logger, clock }: QueryApiDeps) => 
     config,
     logger,
     metrics,
-    // The relay's lag and the delivery counts are the projections' and the dispatcher's: the console reads
-    // them here, as GET /metrics?process={name}.
+    // The projections' and the dispatcher's metrics, which the console reads as GET /metrics?process={name}.
     peerMetrics: config.console.processes,
     first: serviceDocsRoutes(documentSettingsOf(config)),
     modules: [
