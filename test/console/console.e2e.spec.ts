@@ -1037,7 +1037,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     const today = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     await page.getByLabel('Placed on or after').fill(tomorrow);
-    await page.getByText('No orders yet.').waitFor();
+    await page.getByText('No orders match these filters.').waitFor();
     await page.getByLabel('Placed on or after').fill(today);
     await page.getByLabel('Placed on or before').fill(today);
     await page.locator('table.orders tbody tr').first().waitFor();
