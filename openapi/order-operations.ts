@@ -196,7 +196,7 @@ export const orderOperations: ApiOperation[] = [
     responses: {
       200: {
         description:
-          'The order as it is now, with the caller’s `actions`; with `?revision=N`, as it was then, without them (nothing can be done to a past state). Its ETag is made from the order’s version (its revision, the caller’s actions, whether the customer’s personal data was erased), not hashed from the bytes: the same as on the command’s answer for that state.',
+          'The order as it is now, with the caller’s `actions`; with `?revision=N`, as it was then, without them (nothing can be done to a past state). Its ETag is made from the order as stored (its personal fields sealed) and whether the customer’s personal data was erased, not from the bytes sent: the same as on the command’s answer for that state.',
         body: z.union([currentOrderSchema, orderSchema]),
         headers: { ETag: true, 'Last-Modified': true, 'Cache-Control': 'private, no-cache' },
       },

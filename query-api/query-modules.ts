@@ -1,4 +1,3 @@
-import type { KeyStanding } from '../domain/shared/personal-data.ts';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { catalogQueryModule } from './catalog/catalog-module.ts';
@@ -9,7 +8,7 @@ import type { ProjectionProgress } from '../infrastructure/event-sourcing/projec
 import type { EventStore } from '../infrastructure/event-store/event-store.ts';
 import type { ConsistencyTokens } from '../infrastructure/http/consistency-tokens.ts';
 import type { HttpModule } from '../infrastructure/http/http-module.ts';
-import type { Reveal } from '../infrastructure/personal-data/revealed.ts';
+import type { Reveal, RevealOwned } from '../infrastructure/personal-data/revealed.ts';
 import type { SecretCipher } from '../infrastructure/crypto/secret-cipher.ts';
 import type { OrderReadModel } from '../projections/orders/order-read-model.ts';
 import type { DeliveryLog } from '../webhooks/deliveries/delivery-log.ts';
@@ -36,7 +35,7 @@ export const queryModules = (deps: {
     keyring: {
       reveal: Reveal;
       keyStamp: (ownerId: string) => object | undefined;
-      standingOf: (ownerId: string) => Promise<KeyStanding>;
+      revealOwned: RevealOwned;
     };
     /** Reads the Consistency-Tokens the command side issued to each caller. */
     consistencyTokens: ConsistencyTokens;
@@ -79,7 +78,7 @@ export const queryModules = (deps: {
       consistencyTimeoutMs: config.consistencyTimeoutMs,
       reveal,
       keyStamp: security.keyring.keyStamp,
-      standingOf: security.keyring.standingOf,
+      revealOwned: security.keyring.revealOwned,
       consistencyTokens,
       users: deps.users,
       currency: config.catalog.currency,

@@ -26,21 +26,16 @@ import {
   noneMatchHolds,
   preconditionFailed,
   preconditionsHold,
-  strongEtag,
 } from '../../infrastructure/http/representation.ts';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
-import { revealedJsonRepresentation } from '../../infrastructure/personal-data/revealed.ts';
+import { ownedEtag, ownedJsonRepresentation } from '../../infrastructure/personal-data/revealed.ts';
 import { orderCodec } from '../../domain/orders/order-codec.ts';
 import { orderPersonalData } from '../../domain/orders/personal-data.ts';
 import { eventSealer } from '../../infrastructure/personal-data/seal-events.ts';
 import { evolveDetails, type OrderDetails } from '../../domain/orders/order-details.ts';
-import {
-  actionsFor,
-  currentOrderResource,
-  orderRepresentationKey,
-} from '../../domain/orders/order-resource.ts';
+import { currentOrderResource } from '../../domain/orders/order-resource.ts';
 import type { Caller } from '../../domain/orders/order-actions.ts';
 import { eventMetadataOf } from '../event-metadata.ts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.ts';
@@ -66,7 +61,10 @@ export type OrderCommandDeps = {
    */
   newId: () => string;
   /** Seals the customer's personal data in new events; opens it in answers. */
-  personalData: Pick<PersonalDataKeyring, 'sealFields' | 'reveal' | 'standingOf' | 'erasedIn'>;
+  personalData: Pick<
+    PersonalDataKeyring,
+    'sealFields' | 'reveal' | 'revealOwned' | 'standingOf' | 'erasedIn'
+  >;
   /** Binds each answer's Consistency-Token to the caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'issue'>;
   logger: Logger;
@@ -78,40 +76,31 @@ const orderIdParam = (request: Request): string => uuidParam(request, 'orderId',
 const bodyOf = <Schema extends z.ZodType>(schema: Schema, request: Request): z.infer<Schema> =>
   parseInput(schema, request.body ?? {});
 
-type Opening = Pick<PersonalDataKeyring, 'reveal' | 'standingOf'>;
+type Opening = Pick<PersonalDataKeyring, 'revealOwned' | 'standingOf'>;
 
 /**
- * The order's validators for the caller at this revision, from its version alone (nothing opened): the
- * same strong ETag as the query side's for the same caller and revision (orderRepresentationKey).
+ * The order's validators for the caller, from its sealed form and the standing of the customer's key
+ * (nothing opened): the same strong ETag as the query side's for the same caller and state (ownedEtag).
  */
-const validatorsOf = async (
-  personalData: Opening,
-  details: OrderDetails,
-  revision: number,
-  caller: Caller,
-) => {
-  const standing = await personalData.standingOf(details.customerId);
-  const key = orderRepresentationKey(details.id, revision, actionsFor(details, caller), standing);
-  return { etag: strongEtag(Buffer.from(key)), lastModified: httpDate(details.updatedAt) };
-};
+const validatorsOf = async (personalData: Opening, details: OrderDetails, caller: Caller) => ({
+  etag: ownedEtag(
+    JSON.stringify(currentOrderResource(details, caller)),
+    await personalData.standingOf(details.customerId),
+  ),
+  lastModified: httpDate(details.updatedAt),
+});
 
 /**
  * The order as sent to the caller (personal fields opened, the caller's actions): the same bytes and ETag
  * as the query side's for the same caller; and the sealed text it was made from.
  */
-const representationOf = async (
-  personalData: Opening,
-  details: OrderDetails,
-  revision: number,
-  caller: Caller,
-) => {
-  // The version first: an erasure between the two may label erased bytes as opened, never the reverse.
-  const { etag } = await validatorsOf(personalData, details, revision, caller);
-  return revealedJsonRepresentation(personalData.reveal, currentOrderResource(details, caller), {
-    lastModified: details.updatedAt,
-    etag,
-  });
-};
+const representationOf = (personalData: Opening, details: OrderDetails, caller: Caller) =>
+  ownedJsonRepresentation(
+    personalData.revealOwned,
+    details.customerId,
+    currentOrderResource(details, caller),
+    { lastModified: details.updatedAt },
+  );
 
 /**
  * 201 or 200 with the order after the command, its ETag and the Consistency-Token of its last event (the
@@ -130,12 +119,7 @@ const orderAnswer = async (
 ): Promise<Answer> => {
   const details = handled.view;
   if (!details || handled.readAt === null) throw new Error('an order command found no order');
-  const { representation, sealed } = await representationOf(
-    personalData,
-    details,
-    handled.revision,
-    principalOf(response),
-  );
+  const { representation, sealed } = await representationOf(personalData, details, principalOf(response));
   return {
     status,
     headers: {
@@ -179,7 +163,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
    */
   const preconditionOf =
     (request: Request, response: Response) =>
-    async (history: readonly unknown[], _state: unknown, details: OrderDetails | null) => {
+    async (_history: unknown, _state: unknown, details: OrderDetails | null) => {
       if (details === null) throw notFound(noSuchOrder);
       if (!mayActOn(response, details.customerId)) {
         // Hidden from whoever may not see it; whoever may read every order (an auditor) is told plainly.
@@ -187,8 +171,8 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
         throw forbidden('You may read this order, but not do this to it: it is not yours.');
       }
       if (!asksPreconditions(request)) return;
-      // The order's version, from its revision: nothing is opened or rendered to compare it.
-      const current = await validatorsOf(personalData, details, history.length - 1, principalOf(response));
+      // The order's version, from its sealed form: nothing is opened to compare it.
+      const current = await validatorsOf(personalData, details, principalOf(response));
       if (!preconditionsHold(request, current)) {
         throw preconditionFailed(
           'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { addMoney, moneyToDecimal, zeroMoney, type Money } from '../shared/money.ts';
-import type { KeyStanding, PersonalText } from '../shared/personal-data.ts';
+import type { PersonalText } from '../shared/personal-data.ts';
 import { moneySchema, personal, shippingAddressSchema, timestamp } from '../shared/resource-shapes.ts';
 import { availableActions, orderActions, type Caller } from './order-actions.ts';
 import type { OrderDetails } from './order-details.ts';
-import { orderStatuses, type Address, type OrderAction } from './order.ts';
+import { orderStatuses, type Address } from './order.ts';
 
 /**
  * The order resource, stated once: its type (`OrderResource`), its place in the API document (`Order`,
@@ -154,32 +154,3 @@ export const actionsFor = (order: OrderDetails, caller: Caller) =>
     { customerId: order.customerId, status: order.status, outstandingMinor: outstandingMinorOf(order) },
     caller,
   );
-
-/**
- * The version of how `orderResource` and `currentOrderResource` render an order: raise it with any change
- * that renders one revision of an order in other bytes (a new field, a field derived anew), so that no
- * ETag handed out before stands for the new bytes (test/domain/order-details.unit.spec.ts fails
- * until it is raised).
- */
-export const orderRepresentationVersion = 1;
-
-/**
- * Everything the bytes of an order's representation depend on, known before anything is opened or
- * rendered: the rendering's version, the order and its stream revision, the actions its caller is offered
- * (`past` for a past revision, which offers none), and where the customer's personal-data key stands
- * (an erasure changes the bytes, not the revision). Both sides of the API make the order's strong ETag from
- * it, so If-Match on a command is compared before any sealed field is opened.
- */
-export const orderRepresentationKey = (
-  orderId: string,
-  revision: number,
-  actions: readonly OrderAction[] | 'past',
-  customerKey: KeyStanding,
-): string =>
-  [
-    `order/v${orderRepresentationVersion}`,
-    orderId,
-    `r${revision}`,
-    actions === 'past' ? 'past' : `actions:${actions.join(',')}`,
-    `key:${customerKey}`,
-  ].join(' ');

@@ -10,7 +10,7 @@ import { setCacheControl } from './cache-control.ts';
  */
 export type Representation = {
   body: Buffer;
-  /** Strong, from the exact bytes (and whatever else `strongEtag` was given). */
+  /** Strong: from the exact bytes (and whatever else `strongEtag` was given), or from a version of them. */
   etag: string;
   contentType: string;
   /** HTTP-date, one-second granularity. */

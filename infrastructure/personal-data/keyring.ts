@@ -17,8 +17,8 @@ export class OwnerErasedError extends Error {
 type CachedKey = {
   /** null: erased, or lost (no key for sealed data). */
   key: Buffer | null;
-  /** With no key: whether it was erased (rather than lost, or unreadable). */
-  erased: boolean;
+  /** Where the key stands: `opens` with a key; `erased`, `none` (lost) or `unreadable` without. */
+  standing: KeyStanding;
   expiresAt: number;
   /**
    * Fields opened with this key, from their JSON form to the plaintext's, so a hot order's are decrypted
@@ -78,12 +78,16 @@ export const createPersonalDataKeyring = ({
     throw new Error(`the data key of ${ownerId} opens under no configured key-encryption key`);
   };
 
-  const remember = (ownerId: string, key: Buffer | null, erased = false): CachedKey => {
+  const remember = (
+    ownerId: string,
+    key: Buffer | null,
+    standing: KeyStanding = key ? 'opens' : 'none',
+  ): CachedKey => {
     cache.delete(ownerId);
     if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
     const entry = {
       key,
-      erased,
+      standing,
       expiresAt: now() + cacheTtlMs,
       opened: new Map<string, string>(),
       sealed: new Map<string, SealedText>(),
@@ -104,6 +108,9 @@ export const createPersonalDataKeyring = ({
     const hit = cached(ownerId);
     if (hit) return hit;
     const stored = await store.get(ownerId);
+    // Erased here while the key was being fetched: the erasure wins over the key fetched before it.
+    const erasedMeanwhile = cached(ownerId);
+    if (erasedMeanwhile?.standing === 'erased') return erasedMeanwhile;
     if (stored === null) {
       logger.error(
         { ownerId },
@@ -111,12 +118,12 @@ export const createPersonalDataKeyring = ({
       );
       return remember(ownerId, null);
     }
-    if (stored === 'erased') return remember(ownerId, null, true);
+    if (stored === 'erased') return remember(ownerId, null, 'erased');
     try {
       return remember(ownerId, unseal(stored, ownerId));
     } catch (error) {
       logger.error({ ownerId, err: error }, 'a data key does not open: its personal data reads as [erased]');
-      return remember(ownerId, null);
+      return remember(ownerId, null, 'unreadable');
     }
   };
 
@@ -208,6 +215,15 @@ export const createPersonalDataKeyring = ({
     );
   };
 
+  /** Where the owner's key stands (KeyStanding), opening nothing: part of a version of what they own. */
+  const standingOf = async (ownerId: string): Promise<KeyStanding> => {
+    const hit = cached(ownerId);
+    if (hit) return hit.standing;
+    // No key at all: not cached, so that a sealed field met later still logs a lost key.
+    if ((await store.get(ownerId)) === null) return 'none';
+    return (await keyForReading(ownerId)).standing;
+  };
+
   return {
     /** Seals one field under the owner's key (created on first use). */
     async seal(ownerId: string, plaintext: string): Promise<SealedText> {
@@ -239,14 +255,23 @@ export const createPersonalDataKeyring = ({
      */
     keyStamp: (ownerId: string): object | undefined => cached(ownerId),
 
-    /** Where the owner's key stands (KeyStanding), opening nothing: part of a version of what they own. */
-    async standingOf(ownerId: string): Promise<KeyStanding> {
-      const known =
-        cached(ownerId) ?? ((await store.get(ownerId)) === null ? null : await keyForReading(ownerId));
-      // No key at all: not cached, so that a sealed field met later still logs a lost key.
-      if (known === null) return 'none';
-      if (known.key) return 'opens';
-      return known.erased ? 'erased' : 'unreadable';
+    standingOf,
+
+    /**
+     * JSON text of what one owner owns, its sealed fields opened, and where the owner's key stood when they
+     * were: the two agree, also when an erasure (here or in another process) came while it was opened,
+     * so a version made from the standing never stands for other bytes.
+     */
+    async revealOwned(ownerId: string, json: string): Promise<{ json: string; standing: KeyStanding }> {
+      let before = await standingOf(ownerId);
+      for (let attempt = 1; ; attempt++) {
+        const opened = await reveal(json);
+        const after = await standingOf(ownerId);
+        // A key changes standing once (erased), or when its cache entry is fetched again: a third time is
+        // beyond what can happen.
+        if (after === before || attempt === 3) return { json: opened, standing: after };
+        before = after;
+      }
     },
 
     /** Whether some sealed field of this JSON text reads "[erased]": an owner of one has no key any more. */
@@ -265,7 +290,7 @@ export const createPersonalDataKeyring = ({
     /** Deletes the owner's key for good; false when it was erased already. This process forgets it at once. */
     async erase(ownerId: string, at: string): Promise<boolean> {
       const erased = await store.erase(ownerId, at);
-      remember(ownerId, null, true);
+      remember(ownerId, null, 'erased');
       return erased;
     },
 

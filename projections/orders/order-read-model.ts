@@ -40,9 +40,11 @@ export type OrderReadModel = {
   applyEvents(events: readonly RecordedEvent[]): Promise<void>;
   getOrder(id: string): Promise<OrderView | null>;
   /**
-   * The order, or `unchanged` when its stored view is still at `knownRevision`: a reader that holds that
-   * revision's view (the query side's kept representations) then reads and parses nothing more. An
-   * adapter may answer with the view all the same (MongoDB does: the round trip is the cost there).
+   * The order, or `unchanged` when its stored view is still the one this method last handed out for it,
+   * at `knownRevision` (-1: none held): a reader that keeps that view (the query side's kept
+   * representations) then parses nothing. Unchanged means the same document, not only the same revision:
+   * a rebuild may repair a view without a new one. An adapter may answer with the view all the same
+   * (MongoDB does: the round trip is the cost there).
    */
   getOrderIfChanged(id: string, knownRevision: number): Promise<OrderView | null | 'unchanged'>;
   /** Newest first (createdAt, then id, descending). `total` only for the page kind. */

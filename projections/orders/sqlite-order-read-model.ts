@@ -40,6 +40,8 @@ const indexSchema = (table: string) =>
     .join('\n');
 
 const liveTable = 'order_views';
+/** How many orders' texts getOrderIfChanged remembers: as many as the query side keeps. */
+const handedOutAtMost = 5_000;
 const rebuildTable = 'order_views_rebuild';
 
 /** The order views of one table: read one, its revision, write one (unless the table's is as far or further). */
@@ -47,9 +49,9 @@ const viewTable = (db: DatabaseSync, table: string) => {
   db.exec(tableSchema(table));
   const select = db.prepare(`SELECT document FROM ${table} WHERE id = ?`);
   const selectRevision = db.prepare(`SELECT revision FROM ${table} WHERE id = ?`);
-  const selectIfChanged = db.prepare(
-    `SELECT CASE WHEN revision = ? THEN NULL ELSE document END AS document FROM ${table} WHERE id = ?`,
-  );
+  const selectWithRevision = db.prepare(`SELECT revision, document FROM ${table} WHERE id = ?`);
+  // The text of the view readIfChanged last handed out, by order: the same text is the same view.
+  const handedOut = new Map<string, string>();
   const upsert = db.prepare(
     `INSERT INTO ${table} (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document
@@ -61,9 +63,14 @@ const viewTable = (db: DatabaseSync, table: string) => {
       return row ? (JSON.parse(row.document) as OrderView) : null;
     },
     readIfChanged(id: string, knownRevision: number): OrderView | null | 'unchanged' {
-      const row = selectIfChanged.get(knownRevision, id) as { document: string | null } | undefined;
+      const row = selectWithRevision.get(id) as { revision: number; document: string } | undefined;
       if (!row) return null;
-      return row.document === null ? 'unchanged' : (JSON.parse(row.document) as OrderView);
+      // The text too, not only the revision: a rebuild may repair a view without a new revision.
+      if (row.revision === knownRevision && handedOut.get(id) === row.document) return 'unchanged';
+      handedOut.delete(id);
+      if (handedOut.size >= handedOutAtMost) handedOut.delete(handedOut.keys().next().value!);
+      handedOut.set(id, row.document);
+      return JSON.parse(row.document) as OrderView;
     },
     revisionOf(id: string): number | undefined {
       return (selectRevision.get(id) as { revision: number } | undefined)?.revision;

@@ -1,4 +1,3 @@
-import type { KeyStanding } from '../../domain/shared/personal-data.ts';
 import type { Request, Response, Router } from 'express';
 import { createRouter } from '../../infrastructure/http/router.ts';
 import { z } from 'zod';
@@ -10,11 +9,12 @@ import type { Authenticator } from '../../infrastructure/auth/authenticator.ts';
 import { scopeOf, type Operation } from '../../domain/identity/permissions.ts';
 import type { EventStore } from '../../infrastructure/event-store/event-store.ts';
 import { forbidden, notFound, validationFailed } from '../../infrastructure/http/api-error.ts';
-import { sendRepresentation, strongEtag } from '../../infrastructure/http/representation.ts';
+import { sendRepresentation } from '../../infrastructure/http/representation.ts';
 import {
-  revealedJsonRepresentation,
+  ownedJsonRepresentation,
   sendRevealedJson,
   type Reveal,
+  type RevealOwned,
 } from '../../infrastructure/personal-data/revealed.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
@@ -29,12 +29,7 @@ import { decodeOrderEvent } from '../../domain/orders/order-codec.ts';
 import { normalizeEmail, type UserStore } from '../../identity/users.ts';
 import { detailsOf, type OrderDetails } from '../../domain/orders/order-details.ts';
 import type { OrderView } from '../../projections/orders/order-projection.ts';
-import {
-  actionsFor,
-  currentOrderResource,
-  orderRepresentationKey,
-  orderResource,
-} from '../../domain/orders/order-resource.ts';
+import { actionsFor, currentOrderResource, orderResource } from '../../domain/orders/order-resource.ts';
 import { eventResource } from '../audit/event-resource.ts';
 import { cursorLinks, decodeCursor, encodeCursor } from '../pagination/cursor.ts';
 import { paginationQuery } from '../pagination/pagination-query.ts';
@@ -111,8 +106,8 @@ export type OrderQueryDeps = {
   reveal: Reveal;
   /** Which personal-data key an opened representation was made with (see order-representations.ts). */
   keyStamp: (ownerId: string) => object | undefined;
-  /** Where a customer's personal-data key stands: part of an order's version (its ETag). */
-  standingOf: (ownerId: string) => Promise<KeyStanding>;
+  /** Opens an order's sealed fields and says where its customer's key stood: part of its ETag. */
+  revealOwned: RevealOwned;
   /** Reads the Consistency-Tokens the command side issued to each caller. */
   consistencyTokens: Pick<ConsistencyTokens, 'positionOf'>;
   /** Finds the customer of `?customerEmail=`, and the customers a listing names. */
@@ -150,26 +145,15 @@ const totalWithin = (
 
 const noSuchOrder = 'There is no order with this id.';
 
-type Opening = Pick<OrderQueryDeps, 'reveal' | 'standingOf'>;
-
 /**
  * The order at a revision, as the caller reads it: now (`currentOrderResource`, with the caller's actions)
  * or in the past (`orderResource`: nothing can be done to a past state, so no `actions`). The same bytes and
- * ETag as the command side's; the ETag from the order's version (orderRepresentationKey), taken before
- * opening, so that an erasure in between may label erased bytes as opened, never the reverse.
+ * ETag as the command side's (ownedEtag: its sealed form and the standing of the customer's key).
  */
-const representationOf = async (
-  { reveal, standingOf }: Opening,
-  details: OrderDetails,
-  revision: number,
-  caller: Caller | 'past',
-) => {
-  const actions = caller === 'past' ? 'past' : actionsFor(details, caller);
-  const key = orderRepresentationKey(details.id, revision, actions, await standingOf(details.customerId));
+const representationOf = async (revealOwned: RevealOwned, details: OrderDetails, caller: Caller | 'past') => {
   const resource = caller === 'past' ? orderResource(details) : currentOrderResource(details, caller);
-  const { representation } = await revealedJsonRepresentation(reveal, resource, {
+  const { representation } = await ownedJsonRepresentation(revealOwned, details.customerId, resource, {
     lastModified: details.updatedAt,
-    etag: strongEtag(Buffer.from(key)),
   });
   return representation;
 };
@@ -187,20 +171,18 @@ export const orderQueryRoutes = ({
   consistencyTimeoutMs,
   reveal,
   keyStamp,
-  standingOf,
+  revealOwned,
   consistencyTokens,
   users,
   currency,
 }: OrderQueryDeps): Router => {
-  const opening = { reveal, standingOf };
   const router = createRouter();
   const representations = createOrderRepresentations<OrderView>({ keyStamp });
   /** The order's view now: the kept one when the read model says it is unchanged, which parses nothing. */
   const orderNow = async (id: string): Promise<OrderView | null> => {
     const known = representations.orderOf(id);
-    if (!known) return readModel.getOrder(id);
-    const read = await readModel.getOrderIfChanged(id, known.revision);
-    return read === 'unchanged' ? known : read;
+    const read = await readModel.getOrderIfChanged(id, known?.revision ?? -1);
+    return read === 'unchanged' ? known! : read;
   };
   /**
    * The order's representation for this caller: kept from an earlier read of the same revision with the
@@ -210,8 +192,10 @@ export const orderQueryRoutes = ({
     const variant = actionsFor(order, caller).join(' ');
     const kept = representations.get(order, variant);
     if (kept) return kept;
-    const representation = await representationOf(opening, order, order.revision, caller);
-    representations.keep(order, variant, representation);
+    // The key's stamp before opening: one kept after an erasure came in between is never used.
+    const stamp = keyStamp(order.customerId);
+    const representation = await representationOf(revealOwned, order, caller);
+    representations.keep(order, variant, representation, stamp);
     return representation;
   };
   const auth = authenticate(authenticator);
@@ -331,7 +315,7 @@ export const orderQueryRoutes = ({
       }
       const order = detailsOf(events.slice(0, upTo + 1));
       if (!order) throw notFound(noSuchOrder);
-      return sendRepresentation(request, response, await representationOf(opening, order, upTo, 'past'));
+      return sendRepresentation(request, response, await representationOf(revealOwned, order, 'past'));
     }
     const order = await orderNow(orderIdParam(request));
     if (!order || !mayActOn(response, order.customerId)) throw notFound(noSuchOrder);

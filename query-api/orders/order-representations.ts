@@ -13,7 +13,8 @@ type Kept<View extends Order> = {
  * rendering it: per order, its view at one revision and a representation per variant (the actions its
  * reader may take: a customer's, staff's), at most `size` orders (the oldest dropped first). The view lets
  * the read model answer "unchanged" (OrderReadModel.getOrderIfChanged); a representation is used only for
- * the revision it was made from, and both only while the personal-data key they were opened with is still
+ * the view it was made from (a read model that always answers with a new view, MongoDB's, keeps none
+ * useful), and both only while the personal-data key they were opened with is still
  * the one cached (`keyStamp`): an erasure in this process drops them at once, one in another process within
  * the keyring's cache period (docs/personal-data.md).
  */
@@ -34,16 +35,17 @@ export const createOrderRepresentations = <View extends Order>({
     orderOf(id: string): View | undefined {
       return current(id)?.order;
     },
+    /** One made from this very view (the read model answered unchanged), never from an equal revision only. */
     get(order: View, variant: string): Representation | undefined {
       const entry = current(order.id);
-      return entry?.order.revision === order.revision ? entry.representations.get(variant) : undefined;
+      return entry?.order === order ? entry.representations.get(variant) : undefined;
     },
-    keep(order: View, variant: string, representation: Representation) {
-      const stamp = keyStamp(order.customerId);
+    /** Keeps it with the key's `stamp` taken before it was opened: stale at once if the key changed since. */
+    keep(order: View, variant: string, representation: Representation, stamp: object | undefined) {
       if (stamp === undefined) return;
       const before = kept.get(order.id);
       const entry =
-        before?.order.revision === order.revision && before.stamp === stamp
+        before?.order === order && before.stamp === stamp
           ? before
           : { order, stamp, representations: new Map<string, Representation>() };
       kept.delete(order.id);

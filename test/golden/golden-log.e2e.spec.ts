@@ -1,7 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import type { KeyStanding } from '../../domain/shared/personal-data.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn, startEmbeddedChild, type EmbeddedChild, type SignedIn } from '../support/embedded-child.ts';
 import { openDatabase } from '../../infrastructure/sqlite/open-database.ts';
@@ -148,38 +146,12 @@ describe('when this release serves the log', () => {
       },
       ...(requestBody === undefined ? {} : { body: JSON.stringify(requestBody) }),
     });
-    const answer = {
+    return {
       status: response.status,
       etag: response.headers.get('etag'),
       lastModified: response.headers.get('last-modified'),
       body: await response.text(),
     };
-    const order = /^\/orders\/([^/?]+)(?:\?revision=(\d+))?$/.exec(path);
-    if (method !== 'GET' || answer.status !== 200 || !order) return answer;
-    const revision = order[2] === undefined ? await revisionOf(order[1]!) : Number(order[2]);
-    const { customerId } = JSON.parse(answer.body) as { customerId: string };
-    return { ...answer, order: { revision, customerKey: keyStandingOf(customerId) } };
-  };
-
-  /** Where a customer's personal-data key stands, as the key store in DATA_DIR has it. */
-  const keyStandingOf = (ownerId: string): KeyStanding => {
-    const db = new DatabaseSync(join(dataDir, 'read-store.sqlite'), { readOnly: true });
-    try {
-      const row = db.prepare('SELECT erased_at FROM personal_data_keys WHERE owner_id = ?').get(ownerId) as
-        { erased_at: string | null } | undefined;
-      if (row === undefined) return 'none';
-      return row.erased_at === null ? 'opens' : 'erased';
-    } finally {
-      db.close();
-    }
-  };
-
-  /** An order's stream revision now: its number of events, less one. */
-  const revisionOf = async (orderId: string): Promise<number> => {
-    const events = await fetch(`${service.url}/orders/${orderId}/events`, {
-      headers: users.get('staff')!.auth,
-    });
-    return ((await events.json()) as unknown[]).length - 1;
   };
 
   /** A command on a shipped order with If-Match: the ETag of GET /orders/{id}. */

@@ -28,12 +28,18 @@ orderReadModelContract(
   async () => sqliteScratchOrderReadModel(db, { cachedOrders: 2 }).model,
 );
 describe('the node:sqlite order read model', () => {
-  it('answers unchanged for the revision a reader holds, which the contract allows and the query side relies on', async () => {
+  it('answers unchanged for the view it last handed out while the document stays the same, which the contract allows and the query side relies on', async () => {
     const model = await createSqliteOrderReadModel(db);
     const { orderId, events } = recordedHistory((id) => [placeCommand(id)]);
     await model.applyEvents(events);
+    expect(await model.getOrderIfChanged(orderId, -1)).toMatchObject({ id: orderId, revision: 0 });
     expect(await model.getOrderIfChanged(orderId, 0)).toBe('unchanged');
     expect(await model.getOrderIfChanged(orderId, 1)).toMatchObject({ id: orderId, revision: 0 });
+    // The same revision with another document (a rebuild's repair): not unchanged.
+    db.prepare(`UPDATE order_views SET document = json_set(document, '$.note', 'repaired') WHERE id = ?`).run(
+      orderId,
+    );
+    expect(await model.getOrderIfChanged(orderId, 0)).toMatchObject({ note: 'repaired', revision: 0 });
   });
 });
 checkpointStoreContract('node:sqlite file', async () => createSqliteCheckpointStore(db));

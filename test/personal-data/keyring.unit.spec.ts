@@ -136,6 +136,66 @@ describe('personal data keyring', () => {
     expect(JSON.parse(await here.reveal(text))).toEqual({ street: erasedValue });
   });
 
+  it('tells where an owner’s key stands, opening nothing, and the same before and after a read', async () => {
+    const { store, keys } = memoryKeyStore();
+    const kek = randomBytes(32);
+    const keyring = keyringOver(store, { kek });
+    const [kept, erased, lost] = [randomUUID(), randomUUID(), randomUUID()];
+    const text = JSON.stringify({
+      kept: await keyring.seal(kept, 'kept'),
+      erased: await keyring.seal(erased, 'gone'),
+      lost: await keyring.seal(lost, 'lost'),
+    });
+    await keyring.erase(erased, new Date().toISOString());
+    keys.delete(lost);
+    const fresh = keyringOver(store, { kek });
+    errors.length = 0;
+    const standings = async () => Promise.all([kept, erased, lost].map((owner) => fresh.standingOf(owner)));
+    expect(await standings()).toEqual(['opens', 'erased', 'none']);
+    // Asking logs nothing (a key never made is no loss); the read that meets a lost key's field does.
+    expect(errors).toEqual([]);
+    await fresh.reveal(text);
+    expect(JSON.stringify(errors)).toContain('lost');
+    expect(await standings()).toEqual(['opens', 'erased', 'none']);
+    expect(await fresh.standingOf(randomUUID())).toBe('none');
+  });
+
+  it('opens what one owner owns with the standing its bytes were opened under, also when an erasure comes meanwhile', async () => {
+    const { store } = memoryKeyStore();
+    const kek = randomBytes(32);
+    const keyring = keyringOver(store, { kek });
+    const [owner, other] = [randomUUID(), randomUUID()];
+    const text = JSON.stringify({
+      street: await keyring.seal(owner, 'Quibblestrasse 7'),
+      other: await keyring.seal(other, 'elsewhere'),
+    });
+    expect(await keyring.revealOwned(owner, text)).toEqual({
+      json: JSON.stringify({ street: 'Quibblestrasse 7', other: 'elsewhere' }),
+      standing: 'opens',
+    });
+    // A keyring whose first read of the other owner's key lets an erasure of the owner's in: the owner's
+    // key was taken already, so that read opens the street; the standing moved, so it is read again.
+    let erasing = true;
+    const meanwhile = keyringOver(
+      {
+        ...store,
+        async get(ownerId) {
+          if (ownerId === other && erasing) {
+            erasing = false;
+            await meanwhile.erase(owner, new Date().toISOString());
+          }
+          return store.get(ownerId);
+        },
+      },
+      { kek },
+    );
+    await meanwhile.standingOf(owner);
+    expect(await meanwhile.revealOwned(owner, text)).toEqual({
+      json: JSON.stringify({ street: erasedValue, other: 'elsewhere' }),
+      standing: 'erased',
+    });
+  });
+
   it('a lost key (never erased) reads as [erased], not an error, and is logged', async () => {
     const { store, keys } = memoryKeyStore();
     const keyring = keyringOver(store);
