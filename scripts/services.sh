@@ -288,8 +288,9 @@ launch_kafka() {
   local pid=$! i
   echo "$pid" >"$KAFKA_PID"
   # Until the background child has exec'd java its command line is this
-  # script's, and is_running (hence wait_kafka) would take it for a dead broker.
-  for ((i = 0; i < 100; i++)); do
+  # script's, and is_running (hence wait_kafka) would take it for a dead broker. Up to 20 s: on a
+  # loaded 2-core machine the exec can take seconds.
+  for ((i = 0; i < 400; i++)); do
     if is_running "$KAFKA_PID" kafka.Kafka || ! kill -0 "$pid" 2>/dev/null; then break; fi
     sleep 0.05
   done
