@@ -33,8 +33,8 @@ type RepresentationOptions = {
   cacheControl?: string;
   etagAlsoCovers?: string[];
   /**
-   * The strong ETag when the resource knows its version without the bytes (an order's revision): it must
-   * change whenever the bytes do. Without it, the ETag is the hash of the bytes.
+   * The strong ETag when the resource is versioned otherwise than by the bytes sent (an order's, from its
+   * sealed form: ownedEtag): it must change whenever the bytes do. Without it, the hash of the bytes.
    */
   etag?: string;
 };

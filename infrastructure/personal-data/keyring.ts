@@ -103,11 +103,8 @@ export const createPersonalDataKeyring = ({
     return undefined;
   };
 
-  /** The owner's key for reading: null when erased or lost (the latter logged). */
-  const keyForReading = async (ownerId: string): Promise<CachedKey> => {
-    const hit = cached(ownerId);
-    if (hit) return hit;
-    const stored = await store.get(ownerId);
+  /** What was read from the store for the owner, cached; a lost key (null) logged. */
+  const rememberStored = (ownerId: string, stored: string | 'erased' | null): CachedKey => {
     // Erased here while the key was being fetched: the erasure wins over the key fetched before it.
     const erasedMeanwhile = cached(ownerId);
     if (erasedMeanwhile?.standing === 'erased') return erasedMeanwhile;
@@ -126,6 +123,10 @@ export const createPersonalDataKeyring = ({
       return remember(ownerId, null, 'unreadable');
     }
   };
+
+  /** The owner's key for reading: null when erased or lost (the latter logged). */
+  const keyForReading = async (ownerId: string): Promise<CachedKey> =>
+    cached(ownerId) ?? rememberStored(ownerId, await store.get(ownerId));
 
   /** The owner's key for writing, created on first use; throws OwnerErasedError after erasure. */
   const keyForWriting = async (ownerId: string): Promise<CachedKey & { key: Buffer }> => {
@@ -219,9 +220,10 @@ export const createPersonalDataKeyring = ({
   const standingOf = async (ownerId: string): Promise<KeyStanding> => {
     const hit = cached(ownerId);
     if (hit) return hit.standing;
+    const stored = await store.get(ownerId);
     // No key at all: not cached, so that a sealed field met later still logs a lost key.
-    if ((await store.get(ownerId)) === null) return 'none';
-    return (await keyForReading(ownerId)).standing;
+    if (stored === null) return 'none';
+    return rememberStored(ownerId, stored).standing;
   };
 
   return {
