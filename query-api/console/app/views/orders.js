@@ -220,7 +220,7 @@ const TotalSpan = ({ minTotal, maxTotal, onApply }) => {
 const OrderTable = ({ page, status, narrowed, showCustomer }) => {
   if (page.data.length === 0 && narrowed) {
     return html`<p class="empty">
-      No ${status ? `${status} ` : ''}orders match these filters.
+      No ${status ? `${status} ` : ''}orders match these filters.${' '}
       <a href=${href('/orders', { status })}>Clear the filters</a>
     </p>`;
   }
