@@ -9,6 +9,7 @@ import { ApiError, validationFailed } from '../../infrastructure/http/api-error.
 import { problemAnswer, problemFor, sendProblem } from '../../infrastructure/http/problem-details.ts';
 import { strongEtag } from '../../infrastructure/http/representation.ts';
 import { withLegacyTokensSealed } from '../../infrastructure/personal-data/field-cipher.ts';
+import { ownedEtag } from '../../infrastructure/personal-data/revealed.ts';
 import type { PersonalDataKeyring } from '../../infrastructure/personal-data/keyring.ts';
 import type { IdempotencyScope, IdempotencyStore, StoredResponse } from './idempotency-store.ts';
 
@@ -33,8 +34,15 @@ export const requestFingerprint = (method: string, path: string, body: unknown):
 type Opening = Pick<PersonalDataKeyring, 'reveal' | 'erasedIn'>;
 
 /**
+ * The ETag of a kept answer whose bytes an erasure changed: an order's (ownedEtag, from its sealed form) is
+ * the erased one a read of the same order gives now; any other, the hash of the new bytes.
+ */
+const etagSinceErasure = (etag: string, sealed: string, body: string): string =>
+  etag === ownedEtag(sealed, 'opens') ? ownedEtag(sealed, 'erased') : strongEtag(Buffer.from(body));
+
+/**
  * The kept answer again, its sealed personal fields opened (or "[erased]" since): the same bytes and ETag
- * as the first answer's, until an erasure changes the bytes; then the ETag is the hash of the new ones.
+ * as the first answer's, until an erasure changes the bytes and so the ETag (etagSinceErasure).
  */
 const replay = async (response: Response, stored: StoredResponse, personalData: Opening) => {
   // Kept sealed; one kept by the first personal-data release holds bare tokens (withLegacyTokensSealed).
@@ -43,7 +51,7 @@ const replay = async (response: Response, stored: StoredResponse, personalData: 
   const headers = { ...stored.headers };
   if (await personalData.erasedIn(sealed)) {
     for (const name of Object.keys(headers)) {
-      if (name.toLowerCase() === 'etag') headers[name] = strongEtag(Buffer.from(body));
+      if (name.toLowerCase() === 'etag') headers[name] = etagSinceErasure(headers[name]!, stored.body, body);
     }
   }
   response.status(stored.status).set(headers).set('Idempotent-Replayed', 'true').end(body);

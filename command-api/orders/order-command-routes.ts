@@ -175,7 +175,7 @@ export const orderCommandRoutes = (deps: OrderCommandDeps): Router => {
       const current = await validatorsOf(personalData, details, principalOf(response));
       if (!preconditionsHold(request, current)) {
         throw preconditionFailed(
-          'The order changed since the version your If-Match or If-Unmodified-Since names. Read it again, then retry.',
+          'Your If-Match or If-Unmodified-Since does not name the order as you would read it now: it changed since, or the tag is another reader’s (an order’s ETag is its caller’s). Read it again, then retry.',
         );
       }
       if (!noneMatchHolds(request, current.etag)) {

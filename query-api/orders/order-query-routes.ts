@@ -18,6 +18,7 @@ import {
 } from '../../infrastructure/personal-data/revealed.ts';
 import { uuidParam } from '../../infrastructure/http/path-params.ts';
 import { parseInput } from '../../infrastructure/http/validation.ts';
+import type { FieldError } from '../../infrastructure/validation/field-errors.ts';
 import type {
   OrderListQuery,
   OrderReadModel,
@@ -48,9 +49,10 @@ const placedAt = z
 /** A bound of the listing's total: a decimal amount as the API writes one (`49.95`), in the shop's currency. */
 const totalBound = z
   .string()
+  .regex(/^(?!-)/, { error: 'must not be negative', abort: true })
   .regex(/^\d+(\.\d+)?$/, { error: 'must be a decimal amount, such as 49.95', abort: true })
-  .regex(/^\d{1,12}(\.|$)/, { error: 'is too large: at most 12 digits before the point', abort: true })
-  .regex(/^\d+(\.\d{1,3})?$/, 'must have at most 3 digits after the point');
+  // Leading zeros are not digits of the amount; how many decimals it may have is the currency's to say.
+  .regex(/^0*\d{1,12}(\.|$)/, 'is too large: at most 12 digits before the point');
 
 export const listingQuery = z.strictObject({
   ...paginationQuery,
@@ -90,10 +92,12 @@ export const listingQuery = z.strictObject({
     }),
 });
 
+/** Any run of digits: one beyond the order's last revision, however large, is not found (404). */
 export const revisionQuery = z
   .string()
-  .regex(/^\d{1,9}$/, 'must be a stream revision: a whole number from 0')
+  .regex(/^\d+$/, 'must be a stream revision: a whole number from 0')
   .transform(Number);
+const pastRevisionQuery = z.object({ revision: revisionQuery });
 
 export type OrderQueryDeps = {
   readModel: OrderReadModel;
@@ -125,14 +129,16 @@ const totalWithin = (
   currency: string,
 ): TotalBounds | undefined => {
   if (minTotal === undefined && maxTotal === undefined) return undefined;
+  const tooPrecise: FieldError[] = [];
   const inMinorUnits = (amount: string | undefined, field: string) => {
     if (amount === undefined) return undefined;
     const minor = minorUnitsOfText(amount, currency);
-    if (minor === null) throw validationFailed([{ field, message: tooManyDecimals(currency) }]);
-    return minor;
+    if (minor === null) tooPrecise.push({ field, message: tooManyDecimals(currency) });
+    return minor ?? undefined;
   };
   const atLeastMinor = inMinorUnits(minTotal, 'minTotal');
   const atMostMinor = inMinorUnits(maxTotal, 'maxTotal');
+  if (tooPrecise.length > 0) throw validationFailed(tooPrecise);
   if (atLeastMinor !== undefined && atMostMinor !== undefined && atLeastMinor > atMostMinor) {
     throw validationFailed([{ field: 'minTotal', message: 'must not be above maxTotal' }]);
   }
@@ -308,7 +314,7 @@ export const orderQueryRoutes = ({
       if (scopeOf(principalOf(response).roles, 'getOrderAtRevision') === null) {
         throw forbidden('Only staff, auditors and admins read an order at a past revision.');
       }
-      const upTo = parseInput(revisionQuery, revision, 'revision');
+      const { revision: upTo } = parseInput(pastRevisionQuery, { revision }, 'query');
       const { events } = await historyFor(request, response);
       if (upTo >= events.length) {
         throw notFound(`The order has revisions 0 to ${events.length - 1}.`);

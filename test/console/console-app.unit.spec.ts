@@ -178,6 +178,16 @@ describe('problems in words', () => {
     expect(problemInWords(400, { errors: [{ field: 'amount', message: 'must be positive' }] }).hints).toEqual(
       ['amount: must be positive'],
     );
+    // A refusal by the order's rules, whose detail restates its field errors: said once, in the form's words.
+    const overpaid = problemInWords(400, {
+      detail: 'amount.amount: must be at most what is outstanding: 12.00 EUR',
+      errors: [{ field: 'amount.amount', message: 'must be at most what is outstanding: 12.00 EUR' }],
+    });
+    expect(overpaid).toEqual({
+      title: 'The request was refused',
+      detail: 'Something in it is not valid.',
+      hints: ['Amount: must be at most what is outstanding: 12.00 EUR'],
+    });
   });
 });
 

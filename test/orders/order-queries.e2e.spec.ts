@@ -158,6 +158,13 @@ describe('GET /orders/{id}', () => {
     expect(response.json()).toEqual(newest());
     await shop.when(auditor.get(`${path}?revision=2`)).then(expectProblem(404, { type: 'not-found' }));
     await shop.when(auditor.get(`${path}?revision=-1`)).then(expectInvalidFields('revision'));
+    // Beyond any revision, however many digits: not found, like the next one; given twice: said so.
+    await shop
+      .when(auditor.get(`${path}?revision=9007199254740993`))
+      .then(expectProblem(404, { detail: 'The order has revisions 0 to 1.' }));
+    await shop
+      .when(auditor.get(`${path}?revision=0&revision=1`))
+      .then(expectProblem(400, { errors: [{ field: 'revision', message: 'must be given once' }] }));
     await shop.when(alice.get(`${path}?revision=0`)).then(expectProblem(403, { type: 'forbidden' }));
   });
 });
@@ -245,6 +252,28 @@ describe('GET /orders, found by short id, by customer e-mail and by total', () =
     await shop
       .when(staff.get('/orders?minTotal=1&minTotal=2'))
       .then(expectProblem(400, { errors: [{ field: 'minTotal', message: 'must be given once' }] }));
+    // Each bound told what is wrong with it, both at once; leading zeros are no digits of the amount.
+    await shop
+      .when(staff.get('/orders?minTotal=-5'))
+      .then(expectProblem(400, { errors: [{ field: 'minTotal', message: 'must not be negative' }] }));
+    await shop
+      .when(staff.get('/orders?maxTotal=1.2300'))
+      .then(
+        expectProblem(400, { errors: [{ field: 'maxTotal', message: 'EUR has at most 2 decimal places' }] }),
+      );
+    await shop.when(staff.get('/orders?minTotal=1.001&maxTotal=2.002')).then(
+      expectProblem(400, {
+        errors: [
+          { field: 'minTotal', message: 'EUR has at most 2 decimal places' },
+          { field: 'maxTotal', message: 'EUR has at most 2 decimal places' },
+        ],
+      }),
+    );
+    const padded = await read<Page>(
+      staff,
+      `/orders?page=1&minTotal=0000000000000${middle}&maxTotal=${middle}`,
+    );
+    expect(padded.meta.total).toBe(1);
   });
 
   it('names the customer of each listed order, by id, with its name and e-mail; a customer reads only itself', async () => {

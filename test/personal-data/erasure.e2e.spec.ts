@@ -83,9 +83,10 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     const second = (await secondPlaced.json()) as OrderBody & { note: string | null };
 
     // Staff move the first order along; a payment on the second.
-    for (const step of ['confirm', 'ship']) {
-      expect((await staff.post(`/orders/${first.id}/${step}`, {})).status).toBe(200);
-    }
+    expect((await staff.post(`/orders/${first.id}/confirm`, {})).status).toBe(200);
+    const shipKey = randomUUID();
+    const shipping = () => staff.post(`/orders/${first.id}/ship`, {}, { 'Idempotency-Key': shipKey });
+    expect((await shipping()).status).toBe(200);
     const paid = await staff.post(`/orders/${second.id}/payments`, {
       amount: { amount: 1, currency: 'EUR' },
       reference: 'erasure-test',
@@ -143,6 +144,11 @@ describe('erasure of a customer’s personal data (embedded default)', () => {
     // The erasure changed the bytes, not the revision: the ETag changes with them.
     const etagAfter = firstAfterResponse.headers.get('etag')!;
     expect(etagAfter).not.toBe(etagBefore);
+    // Staff's kept answer, replayed: the erased bytes with the ETag a read gives them now.
+    const shipReplayed = await shipping();
+    expect(shipReplayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await shipReplayed.json()).toEqual(firstAfter);
+    expect(shipReplayed.headers.get('etag')).toBe(etagAfter);
     expect(await (await staff.get(`/orders/${second.id}`)).json()).toEqual(asErased(before.second));
     const listed = (await (await staff.get('/orders?perPage=100')).json()) as {
       data: OrderBody[];

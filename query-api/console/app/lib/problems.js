@@ -5,14 +5,32 @@
  * @typedef {import('../types.js').Problem} Problem
  */
 
+/** The words of the forms' fields for the API's field paths; any other path as the API names it. */
+const fieldLabels = /** @type {Record<string, string>} */ ({
+  'amount.amount': 'Amount',
+  'amount.currency': 'Currency',
+  reference: 'Payment reference',
+  carrier: 'Carrier',
+  trackingNumber: 'Tracking number',
+  reason: 'Reason',
+  url: 'URL',
+  eventTypes: 'Events',
+  description: 'Description',
+});
+
 /**
  * @param {number} status
  * @param {Problem | null} problem
  * @returns {{ title: string, detail: string, hints: string[] }}
  */
 export const problemInWords = (status, problem) => {
-  const detail = problem?.detail ?? '';
-  const fieldErrors = (problem?.errors ?? []).map(({ field, message }) => `${field}: ${message}`);
+  const errors = problem?.errors ?? [];
+  // A refusal by the order's rules says its field errors again as its detail: shown once, as the hints.
+  const restatesErrors =
+    errors.length > 0 &&
+    problem?.detail === errors.map(({ field, message }) => `${field}: ${message}`).join('; ');
+  const detail = restatesErrors ? '' : (problem?.detail ?? '');
+  const fieldErrors = errors.map(({ field, message }) => `${fieldLabels[field] ?? field}: ${message}`);
   switch (status) {
     case 0:
       return {
