@@ -44,14 +44,31 @@ const liveTable = 'order_views';
 const handedOutAtMost = 5_000;
 const rebuildTable = 'order_views_rebuild';
 
+/** A view readIfChanged handed out: its revision and text, and the database's change stamp it was last seen at. */
+type HandedOut = { revision: number; document: string; seenAt: number };
+/**
+ * What readIfChanged handed out, by connection and table: every model on the connection forgets what it
+ * writes (a write, a clear, a swap), and SQLite's data_version tells a commit by any other connection.
+ */
+const handedOutBy = new WeakMap<DatabaseSync, Map<string, Map<string, HandedOut>>>();
+const handedOutOf = (db: DatabaseSync, table: string): Map<string, HandedOut> => {
+  let tables = handedOutBy.get(db);
+  if (!tables) handedOutBy.set(db, (tables = new Map()));
+  let handedOut = tables.get(table);
+  if (!handedOut) tables.set(table, (handedOut = new Map()));
+  return handedOut;
+};
+
 /** The order views of one table: read one, its revision, write one (unless the table's is as far or further). */
 const viewTable = (db: DatabaseSync, table: string) => {
   db.exec(tableSchema(table));
   const select = db.prepare(`SELECT document FROM ${table} WHERE id = ?`);
   const selectRevision = db.prepare(`SELECT revision FROM ${table} WHERE id = ?`);
   const selectWithRevision = db.prepare(`SELECT revision, document FROM ${table} WHERE id = ?`);
-  // The text of the view readIfChanged last handed out, by order: the same text is the same view.
-  const handedOut = new Map<string, string>();
+  // Changes with every commit of another connection to the file (the admin CLI's rebuild, a repair).
+  const dataVersion = db.prepare('PRAGMA data_version');
+  const changeStamp = () => (dataVersion.get() as { data_version: number }).data_version;
+  const handedOut = handedOutOf(db, table);
   const upsert = db.prepare(
     `INSERT INTO ${table} (id, customer_id, status, created_at, revision, document) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision, document = excluded.document
@@ -63,19 +80,27 @@ const viewTable = (db: DatabaseSync, table: string) => {
       return row ? (JSON.parse(row.document) as OrderView) : null;
     },
     readIfChanged(id: string, knownRevision: number): OrderView | null | 'unchanged' {
+      const stamp = changeStamp();
+      const seen = handedOut.get(id);
+      // Nothing this connection wrote to it since (it would be forgotten), nor any other connection anything.
+      if (seen?.revision === knownRevision && seen.seenAt === stamp) return 'unchanged';
       const row = selectWithRevision.get(id) as { revision: number; document: string } | undefined;
       if (!row) return null;
       // The text too, not only the revision: a rebuild may repair a view without a new revision.
-      if (row.revision === knownRevision && handedOut.get(id) === row.document) return 'unchanged';
+      if (seen && row.revision === knownRevision && seen.document === row.document) {
+        seen.seenAt = stamp;
+        return 'unchanged';
+      }
       handedOut.delete(id);
       if (handedOut.size >= handedOutAtMost) handedOut.delete(handedOut.keys().next().value!);
-      handedOut.set(id, row.document);
+      handedOut.set(id, { revision: row.revision, document: row.document, seenAt: stamp });
       return JSON.parse(row.document) as OrderView;
     },
     revisionOf(id: string): number | undefined {
       return (selectRevision.get(id) as { revision: number } | undefined)?.revision;
     },
     write(view: OrderView): void {
+      handedOut.delete(view.id);
       upsert.run(view.id, view.customerId, view.status, view.createdAt, view.revision, JSON.stringify(view));
     },
   };
@@ -213,6 +238,7 @@ export const createSqliteOrderReadModel = (
     },
 
     async clear() {
+      handedOutOf(db, table).clear();
       db.exec(`DELETE FROM ${table}`);
     },
   };
@@ -230,6 +256,7 @@ const createWriteBehindOrderReadModel = (
   db: DatabaseSync,
   { table, capacity }: { table: string; capacity: number },
 ) => {
+  handedOutOf(db, table).clear();
   db.exec(`DROP TABLE IF EXISTS ${table}`);
   const views = viewTable(db, table);
   const stored = createSqliteOrderReadModel(db, { table, indexed: false });
@@ -320,6 +347,7 @@ export const sqliteScratchOrderReadModel = (
     async promote() {
       scratch.flush();
       inWriteTransaction(db, () => {
+        handedOutOf(db, liveTable).clear();
         db.exec(`DROP TABLE IF EXISTS ${liveTable}`);
         db.exec(`ALTER TABLE ${rebuildTable} RENAME TO ${liveTable}`);
         // A renamed table keeps its indexes' names: the scratch ones go, the live ones are built afresh.

@@ -35,11 +35,21 @@ describe('the node:sqlite order read model', () => {
     expect(await model.getOrderIfChanged(orderId, -1)).toMatchObject({ id: orderId, revision: 0 });
     expect(await model.getOrderIfChanged(orderId, 0)).toBe('unchanged');
     expect(await model.getOrderIfChanged(orderId, 1)).toMatchObject({ id: orderId, revision: 0 });
-    // The same revision with another document (a rebuild's repair): not unchanged.
-    db.prepare(`UPDATE order_views SET document = json_set(document, '$.note', 'repaired') WHERE id = ?`).run(
-      orderId,
-    );
+    // The same revision with another document, written by another connection (the admin CLI's repair):
+    // not unchanged, though nothing this connection did says so.
+    const other = openDatabase({ path: join(dir, 'read-store.sqlite') });
+    other
+      .prepare(`UPDATE order_views SET document = json_set(document, '$.note', 'repaired') WHERE id = ?`)
+      .run(orderId);
+    other.close();
     expect(await model.getOrderIfChanged(orderId, 0)).toMatchObject({ note: 'repaired', revision: 0 });
+    expect(await model.getOrderIfChanged(orderId, 0)).toBe('unchanged');
+    // Swapped for a rebuilt table by this very connection: read again, not taken as unchanged.
+    const scratch = sqliteScratchOrderReadModel(db);
+    await scratch.model.applyEvents(events);
+    await scratch.loaded();
+    await scratch.promote();
+    expect(await model.getOrderIfChanged(orderId, 0)).toMatchObject({ revision: 0, note: null });
   });
 });
 checkpointStoreContract('node:sqlite file', async () => createSqliteCheckpointStore(db));
