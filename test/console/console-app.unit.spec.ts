@@ -221,6 +221,13 @@ describe('the console’s words for events and outcomes (lib/sentences.js)', () 
       'Order cancelled, no reason given.',
     );
     expect(eventInWords({ type: 'SomethingNew', data: {} })).toBe('SomethingNew.');
+    // A reason that is a sentence of its own ends the sentence once.
+    expect(
+      eventInWords({
+        type: 'WebhookSubscriptionDisabled',
+        data: { reason: 'The receiver answered 410 Gone.' },
+      }),
+    ).toBe('Webhook subscription disabled: The receiver answered 410 Gone.');
   });
 
   it('has a sentence for every event type the console lists', () => {

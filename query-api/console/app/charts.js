@@ -18,13 +18,16 @@ const clock = (time) => new Date(time).toISOString().slice(11, 19);
 
 /** The fewest slots the plot is divided into, however few spans of time there are. */
 const minSlots = 12;
+/** How wide a time label is, in the chart's units, at its largest (18 px on a phone): labels never touch. */
+const labelWidth = 100;
 
 /**
  * @param {{ attempts: import('./types.js').DeliveryAttempt[], id: string }} props
  */
 export const OutcomeChart = ({ attempts, id }) => {
   const { size, buckets } = bucketAttempts(attempts);
-  if (buckets.length === 0) return html`<p class="empty">No attempt yet.</p>`;
+  // Nothing to draw: the attempts' table beside it says so, in its words (none yet, or none matching).
+  if (buckets.length === 0) return null;
   const totals = buckets.map((bucket) => Object.values(bucket.counts).reduce((sum, count) => sum + count, 0));
   const ticks = integerTicks(Math.max(...totals));
   const top = ticks.at(-1) ?? 1;
@@ -42,7 +45,7 @@ export const OutcomeChart = ({ attempts, id }) => {
     .map((outcome) => `${byOutcome[outcome]} ${outcome}`)
     .join(', ');
   const description = `${attempts.length} attempts from ${clock(buckets[0]?.from ?? 0)} to ${clock((buckets.at(-1)?.from ?? 0) + size)} UTC, in spans of ${describeSpan(size)}: ${summary}.`;
-  const labelEvery = Math.ceil(buckets.length / 6);
+  const labelEvery = Math.max(Math.ceil(buckets.length / 6), Math.ceil(labelWidth / slot));
   return html`<figure class="chart">
     <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-labelledby=${`${id}-title ${id}-desc`} class="outcome-chart">
       <title id=${`${id}-title`}>Delivery outcomes over time</title>

@@ -65,7 +65,8 @@ const sentences = {
   },
   WebhookSecretRotated: () => 'Webhook signing secret rotated.',
   WebhookSubscriptionDisabled: (data) =>
-    `Webhook subscription disabled${typeof data['reason'] === 'string' ? `: ${data['reason']}` : ''}.`,
+    // A reason is a sentence of its own, its full stop included ("The receiver answered 410 Gone.").
+    `Webhook subscription disabled${typeof data['reason'] === 'string' ? `: ${data['reason'].replace(/\.$/, '')}` : ''}.`,
   WebhookSubscriptionRemoved: () => 'Webhook subscription removed.',
   WebhookTestRequested: () => 'Test event requested.',
   WebhookRedeliveryRequested: () => 'A delivery was asked for again.',

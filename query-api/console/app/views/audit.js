@@ -136,6 +136,11 @@ export const AuditView = ({ api, user, route }) => {
   const [position, setPosition] = useState('');
   const [stream, setStream] = useState(filters['stream'] ?? '');
   const [actor, setActor] = useState(filters['actor'] ?? '');
+  // The view stays while the address changes (a link, Back): each field follows its own part of it.
+  useEffect(() => setFrom(localInput(span['from'] ?? '')), [span['from']]);
+  useEffect(() => setUntil(localInput(span['until'] ?? '')), [span['until']]);
+  useEffect(() => setStream(filters['stream'] ?? ''), [filters['stream']]);
+  useEffect(() => setActor(filters['actor'] ?? ''), [filters['actor']]);
 
   return html`<section aria-labelledby="view-heading">
     <${ViewHeading}>Audit log</${ViewHeading}>

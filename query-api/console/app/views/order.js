@@ -206,6 +206,10 @@ const Actions = ({ api, order, etag, reload, refusedWith }) => {
   const shipmentInput = (field) => (/** @type {InputEvent} */ event) =>
     setShipment({ ...shipment, [field]: /** @type {HTMLInputElement} */ (event.currentTarget).value });
   useEffect(() => setAmount(String(outstanding > 0 ? outstanding : '')), [order.id, outstanding]);
+  // The question replaces the button that asked it: focus goes to it, not back to the top of the page.
+  useEffect(() => {
+    if (confirmingCancel) document.getElementById('cancel-question')?.focus();
+  }, [confirmingCancel]);
 
   const action = useAction(
     /** @param {string} name @param {string} path @param {unknown} [body] */
@@ -327,7 +331,7 @@ const Actions = ({ api, order, etag, reload, refusedWith }) => {
           ${
             confirmingCancel
               ? html`<div class="confirm-box" role="group" aria-labelledby="cancel-question">
-                <p id="cancel-question">Cancel this order? A cancelled order cannot be confirmed, shipped or reopened${
+                <p id="cancel-question" tabindex="-1">Cancel this order? A cancelled order cannot be confirmed, shipped or reopened${
                   paidOf(order) > 0 ? ', and what was paid is then owed back to the customer' : ''
                 }.</p>
                 <div class="button-row">

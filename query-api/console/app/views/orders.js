@@ -108,7 +108,7 @@ export const OrdersView = ({ api, user, route }) => {
       const query = new URLSearchParams({ cursor: '', perPage: '2', idEndsWith: typed });
       const found = /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body).data;
       if (found.length === 1 && found[0]) return navigate(href(`/orders/${found[0].id}`));
-      if (found.length === 0) return setSearchError(`No order of yours to see ends with ${typed}.`);
+      if (found.length === 0) return setSearchError(`No order you may see ends with ${typed}.`);
       navigate(href('/orders', { idEndsWith: typed }));
     } catch (error) {
       setSearchError(asProblem(error).words.detail);

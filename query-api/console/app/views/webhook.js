@@ -90,6 +90,8 @@ export const WebhookView = ({ api, route }) => {
       if (first) {
         setArrived(first);
         setFollowing(null);
+        // Its answer may have changed the subscription: a 410 disables it.
+        subscription.reload();
       } else if (Date.now() > until) {
         setFollowing(null);
       }
@@ -103,6 +105,8 @@ export const WebhookView = ({ api, route }) => {
     setFollowing({ newest: attempts.data?.data[0]?.id ?? null, what, matches });
   };
 
+  // The subscription's actions (test, enable, and the settings' changes) say only the latest one's outcome.
+  const [latest, setLatest] = useState('');
   // Of any type the service publishes, whether the subscription takes it or not (an example order's).
   const [testType, setTestType] = useState('webhook.test');
   const test = useAction(async () => {
@@ -177,21 +181,27 @@ export const WebhookView = ({ api, route }) => {
                   >
                     ${testEventTypes.map((name) => html`<option value=${name}>${name}</option>`)}
                   </select>
-                  <button type="button" onClick=${() => test.run()} disabled=${test.busy}>Send a test event</button>
+                  <button type="button" onClick=${() => (setLatest('test'), test.run())} disabled=${test.busy}>Send a test event</button>
                 </div>
                 <p class="hint">An order’s type sends the fixed example order, marked <code>"test": true</code>, whether the subscription takes that type or not.</p>`
                 : html`<p class="hint">A disabled subscription receives nothing, a test event included: enable it first.</p>
                   <div class="button-row">
-                    <button type="button" onClick=${() => enable.run()} disabled=${enable.busy}>Enable again</button>
+                    <button type="button" onClick=${() => (setLatest('enable'), enable.run())} disabled=${enable.busy}>Enable again</button>
                   </div>`
             }
             <div aria-live="polite">
-              ${test.done ? html`<p class="success" role="status">${test.done}</p>` : null}
-              ${enable.done ? html`<p class="success" role="status">${enable.done}</p>` : null}
+              ${test.done && latest === 'test' ? html`<p class="success" role="status">${test.done}</p>` : null}
+              ${enable.done && latest === 'enable' ? html`<p class="success" role="status">${enable.done}</p>` : null}
             </div>
-            <${ProblemMessage} error=${test.error} context="No test sent" />
-            <${ProblemMessage} error=${enable.error} context="Not enabled" />
-            <${Settings} api=${api} subscription=${subscription.data} changed=${() => subscription.reload()} />
+            <${ProblemMessage} error=${latest === 'test' ? test.error : null} context="No test sent" />
+            <${ProblemMessage} error=${latest === 'enable' ? enable.error : null} context="Not enabled" />
+            <${Settings}
+              api=${api}
+              subscription=${subscription.data}
+              changed=${() => subscription.reload()}
+              acting=${() => setLatest('settings')}
+              saysOutcome=${latest === 'settings'}
+            />
             <${RotateSecret} api=${api} id=${id} />
           </section>
         </div>`
@@ -248,7 +258,7 @@ export const WebhookView = ({ api, route }) => {
       ${
         attempts.data
           ? html`<${OutcomeChart} attempts=${attempts.data.data} id="outcomes" />
-            <${AttemptTable} attempts=${attempts.data.data} filtered=${Boolean(outcome || eventType)} onRetry=${retry.run} busy=${retry.busy} />
+            <${AttemptTable} attempts=${attempts.data.data} filtered=${Boolean(outcome || eventType)} firstPage=${cursor === ''} onRetry=${retry.run} busy=${retry.busy} />
             <${Pager} label="Pages of attempts" prev=${viewLink(attempts.data.links.prev, id)} next=${viewLink(attempts.data.links.next, id)} />`
           : null
       }
@@ -258,13 +268,16 @@ export const WebhookView = ({ api, route }) => {
 };
 
 /**
- * @param {{ attempts: DeliveryAttempt[], filtered: boolean, onRetry: (attempt: DeliveryAttempt) => void, busy: boolean }} props
+ * @param {{ attempts: DeliveryAttempt[], filtered: boolean, firstPage: boolean, onRetry: (attempt: DeliveryAttempt) => void, busy: boolean }} props
  */
-const AttemptTable = ({ attempts, filtered, onRetry, busy }) => {
+const AttemptTable = ({ attempts, filtered, firstPage, onRetry, busy }) => {
   if (attempts.length === 0) {
     return html`<p class="empty">${filtered ? 'No delivery attempt matches the filters.' : 'No delivery attempt yet.'}</p>`;
   }
-  // The newest attempt of each delivery carries its retry button (attempts come newest first).
+  // Only the first page of the whole log holds each delivery's newest attempt: filtered, or further on, a
+  // newer one may be hidden, and what an attempt planned next is not what comes.
+  const knowsNewest = firstPage && !filtered;
+  // The newest attempt shown of each delivery carries its retry button (attempts come newest first).
   const newestOfDelivery = new Set();
   const seen = new Set();
   for (const attempt of attempts) {
@@ -304,11 +317,13 @@ const AttemptTable = ({ attempts, filtered, onRetry, busy }) => {
             <td class="number">${attempt.durationMs === null ? html`<span class="muted">—</span>` : `${attempt.durationMs} ms`}</td>
             <td>${
               // Only the newest attempt of a delivery says what comes next: a later one replaced the others' plans.
-              !newestOfDelivery.has(attempt.id)
-                ? html`<span class="muted">replaced</span>`
-                : attempt.nextAttemptAt
-                  ? html`<${Time} iso=${attempt.nextAttemptAt} />`
-                  : html`<span class="muted">none</span>`
+              !knowsNewest
+                ? html`<span class="muted" title="A newer attempt of this delivery may be filtered out or on another page: the first page of all attempts says what comes next.">not shown here</span>`
+                : !newestOfDelivery.has(attempt.id)
+                  ? html`<span class="muted">replaced</span>`
+                  : attempt.nextAttemptAt
+                    ? html`<${Time} iso=${attempt.nextAttemptAt} />`
+                    : html`<span class="muted">none</span>`
             }</td>
             <td><${RequestSent} attempt=${attempt} /></td>
             <td>
@@ -392,15 +407,17 @@ const RotateSecret = ({ api, id }) => {
 
 /**
  * Changing the subscription (PATCH: URL, events, description; stopping it), and removing it (DELETE), asked
- * twice, saying what cannot be undone.
+ * twice, saying what cannot be undone. `acting` tells the view a change starts; `saysOutcome` whether its
+ * outcome is still the latest word of the subscription's actions.
  *
- * @param {{ api: import('../api.js').Api, subscription: Subscription, changed: () => void }} props
+ * @param {{ api: import('../api.js').Api, subscription: Subscription, changed: () => void, acting: () => void, saysOutcome: boolean }} props
  */
-const Settings = ({ api, subscription, changed }) => {
+const Settings = ({ api, subscription, changed, acting, saysOutcome }) => {
   const [removing, setRemoving] = useState(false);
   const change = useAction(
     /** @param {Record<string, unknown>} changes @param {string} done */
     async (changes, done) => {
+      acting();
       await api.command(`/webhooks/${subscription.id}`, { method: 'PATCH', body: changes });
       changed();
       return done;
@@ -446,8 +463,8 @@ const Settings = ({ api, subscription, changed }) => {
         </div>`
         : null
     }
-    <div aria-live="polite">${change.done ? html`<p class="success" role="status">${change.done}</p>` : null}</div>
-    <${ProblemMessage} error=${change.error} context="Not changed" />
+    <div aria-live="polite">${change.done && saysOutcome ? html`<p class="success" role="status">${change.done}</p>` : null}</div>
+    <${ProblemMessage} error=${saysOutcome ? change.error : null} context="Not changed" />
     <${ProblemMessage} error=${remove.error} context="Not removed" />
   </div>`;
 };
