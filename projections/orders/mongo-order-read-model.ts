@@ -170,7 +170,15 @@ export const createMongoOrderReadModel = async (
       if (query.customerId !== undefined) filter.customerId = query.customerId;
       if (query.status !== undefined) filter.status = query.status;
       // The id index's keys, read for the ones ending so (hex digits only: checked where the query is parsed).
-      if (query.idEndsWith !== undefined) filter._id = { $regex: `${query.idEndsWith}$` };
+      // A start is a range of the id index: every id character (hex digits, dashes) sorts before '~'.
+      if (query.idEndsWith !== undefined || query.idStartsWith !== undefined) {
+        filter._id = {
+          ...(query.idEndsWith === undefined ? {} : { $regex: `${query.idEndsWith}$` }),
+          ...(query.idStartsWith === undefined
+            ? {}
+            : { $gte: query.idStartsWith, $lt: `${query.idStartsWith}~` }),
+        };
+      }
       if (query.totalWithin !== undefined) {
         const { currency, atLeastMinor, atMostMinor } = query.totalWithin;
         filter['total.currency'] = currency;

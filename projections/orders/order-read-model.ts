@@ -8,6 +8,8 @@ export type OrderListQuery = {
   status?: OrderStatus;
   /** Only orders whose id ends with these 8 lowercase hex digits: the short id the console shows. */
   idEndsWith?: string;
+  /** Only orders whose id begins with these lowercase characters (hex digits and dashes): a copied start. */
+  idStartsWith?: string;
   /** Only orders placed at or after this time, and before that one (ISO 8601 UTC with milliseconds). */
   placedFrom?: string;
   placedBefore?: string;

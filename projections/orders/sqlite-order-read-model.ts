@@ -193,6 +193,11 @@ export const createSqliteOrderReadModel = (
         where.push(`${shortIdOfRow} = ?`);
         values.push(query.idEndsWith);
       }
+      // A range of the id index: every id character (hex digits, dashes) sorts before '~'.
+      if (query.idStartsWith !== undefined) {
+        where.push('id >= ? AND id < ?');
+        values.push(query.idStartsWith, `${query.idStartsWith}~`);
+      }
       if (query.totalWithin !== undefined) {
         const { currency, atLeastMinor, atMostMinor } = query.totalWithin;
         where.push(`${totalCurrencyOfRow} = ?`);

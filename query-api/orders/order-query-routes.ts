@@ -66,6 +66,19 @@ export const listingQuery = z.strictObject({
       description:
         'Only the orders whose id ends with these 8 hex digits: the short id a person reads off a list or a parcel (the last 8, which vary; a UUIDv7 begins with its time).',
     }),
+  idStartsWith: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(
+      z
+        .string()
+        .regex(/^[0-9a-f][0-9a-f-]{3,35}$/, 'must be the start of an order id: 4 to 36 of its characters'),
+    )
+    .optional()
+    .meta({
+      description:
+        'Only the orders whose id begins with these characters (4 to 36, any case): the start of an id a person copied. A UUIDv7 begins with its time: its first 8 hex digits are shared by the orders placed within about a minute.',
+    }),
   placedFrom: placedAt.optional().meta({
     description:
       'Only the orders placed at or after this time: an ISO 8601 date (`2026-11-27`, midnight UTC) or date and time.',
@@ -246,6 +259,7 @@ export const orderQueryRoutes = ({
       ...(byEmail === undefined || byEmail === null ? {} : { customerId: byEmail }),
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.idEndsWith === undefined ? {} : { idEndsWith: query.idEndsWith }),
+      ...(query.idStartsWith === undefined ? {} : { idStartsWith: query.idStartsWith }),
       ...(query.placedFrom === undefined ? {} : { placedFrom: query.placedFrom }),
       ...(query.placedBefore === undefined ? {} : { placedBefore: query.placedBefore }),
       ...(bounds === undefined ? {} : { totalWithin: bounds }),
@@ -292,6 +306,7 @@ export const orderQueryRoutes = ({
       });
       if (query.status !== undefined) params.set('status', query.status);
       if (query.idEndsWith !== undefined) params.set('idEndsWith', query.idEndsWith);
+      if (query.idStartsWith !== undefined) params.set('idStartsWith', query.idStartsWith);
       if (query.customerEmail !== undefined) params.set('customerEmail', query.customerEmail);
       if (query.placedFrom !== undefined) params.set('placedFrom', query.placedFrom);
       if (query.placedBefore !== undefined) params.set('placedBefore', query.placedBefore);

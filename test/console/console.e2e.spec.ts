@@ -1042,7 +1042,35 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.goto(`${consoleUrl}/console#/orders`);
     await page.locator('table.orders').waitFor();
     await open('00000000');
-    await page.getByText('No order you may see ends with 00000000.').waitFor();
+    await page.getByText('No order you may see begins or ends with 00000000.').waitFor();
+
+    // By the start of its id, as a person copies one: that order; a start several share, their list.
+    await page.goto(`${consoleUrl}/console#/orders`);
+    await page.locator('table.orders').waitFor();
+    await open(othersOrder.id.slice(0, 13).toUpperCase());
+    await page.getByRole('heading', { name: new RegExp(`Order ${shortId(othersOrder.id)}`) }).waitFor();
+    const listed = ((await (await api(users.staff, '/orders?perPage=100')).json()) as { data: OrderBody[] })
+      .data;
+    // UUIDv7s begin with their time: orders placed within seconds share their first 8 hex digits.
+    const sharedStart = othersOrder.id.slice(0, 8);
+    const sharing = listed.filter(({ id }) => id.startsWith(sharedStart)).map(({ id }) => id);
+    await page.goto(`${consoleUrl}/console#/orders`);
+    await page.locator('table.orders').waitFor();
+    await open(`${sharedStart}-`);
+    if (sharing.length > 1) {
+      await page.getByText(`Orders whose id begins with ${sharedStart}-.`).waitFor();
+      await expect
+        .poll(async () =>
+          (
+            await page
+              .locator('table.orders tbody th a')
+              .evaluateAll((links) => links.map((link) => link.getAttribute('title')))
+          ).sort(),
+        )
+        .toEqual(sharing.slice(0, 20).sort());
+    } else {
+      await page.getByRole('heading', { name: new RegExp(`Order ${shortId(othersOrder.id)}`) }).waitFor();
+    }
 
     // Orders placed in a span of days (GET /orders?placedFrom=&placedBefore=): none from tomorrow, all of today.
     const today = new Date().toISOString().slice(0, 10);

@@ -213,6 +213,35 @@ export const orderReadModelContract = (
         ).toBe(0);
       });
 
+      it('finds the orders whose id begins so, in both kinds of listing, with the other filters', async () => {
+        const wanted = ids[4]!;
+        for (const kind of ['page', 'cursor'] as const) {
+          const found = await model.listOrders({
+            kind,
+            idStartsWith: wanted.slice(0, -1),
+            limit: 10,
+            ...(kind === 'page' ? { offset: 0 } : {}),
+          } as Parameters<typeof model.listOrders>[0]);
+          expect(
+            found.orders.map((o) => o.id),
+            kind,
+          ).toEqual([wanted]);
+        }
+        const page = (query: Partial<Parameters<typeof model.listOrders>[0]>) =>
+          model.listOrders({ kind: 'page', offset: 0, limit: 10, ...query } as Parameters<
+            typeof model.listOrders
+          >[0]);
+        // The whole id is a start of itself; a start and an end together; a start no order has, none.
+        expect((await page({ idStartsWith: wanted })).orders.map((o) => o.id)).toEqual([wanted]);
+        expect(
+          (await page({ idStartsWith: wanted.slice(0, 9), idEndsWith: wanted.slice(-8) })).orders.map(
+            (o) => o.id,
+          ),
+        ).toEqual([wanted]);
+        expect((await page({ idStartsWith: 'ffff-' })).total).toBe(0);
+        expect((await page({ idStartsWith: wanted.slice(0, -1), customerId: other })).total).toBe(0);
+      });
+
       it('keeps to the orders placed in a span of time, in both kinds of listing', async () => {
         // The seven were placed at 11:00 to 11:06; from 11:02, before 11:05: the third to the fifth.
         const span = { placedFrom: '2026-11-21T11:02:00.000Z', placedBefore: '2026-11-21T11:05:00.000Z' };

@@ -196,6 +196,19 @@ describe('GET /orders, found by short id, by customer e-mail and by total', () =
     await shop.when(staff.get('/orders?idEndsWith=xyz')).then(expectInvalidFields('idEndsWith'));
   });
 
+  it('finds the orders whose id begins so (any case), in both listings; a customer only among its own', async () => {
+    const wanted = aliceOrders[3]!;
+    const start = wanted.id.slice(0, 23).toUpperCase();
+    expect(ids(await read<Page>(staff, `/orders?page=1&idStartsWith=${start}`))).toEqual([wanted.id]);
+    expect(ids(await read<Page>(alice, `/orders?page=1&idStartsWith=${start}`))).toEqual([wanted.id]);
+    expect(ids(await read<Page>(bob, `/orders?page=1&idStartsWith=${start}`))).toEqual([]);
+    const inCursorListing = await read<CursorPage>(alice, `/orders?cursor=&idStartsWith=${start}`);
+    expect(ids(inCursorListing)).toEqual([wanted.id]);
+    for (const bad of ['01a', 'xyz1', '-01a2', `${wanted.id}0`]) {
+      await shop.when(staff.get(`/orders?idStartsWith=${bad}`)).then(expectInvalidFields('idStartsWith'));
+    }
+  });
+
   it('keeps to the orders placed in a span of time, given as dates or times; 400 to another form', async () => {
     // Alice's seven orders were placed a second apart, the oldest last in aliceOrders.
     const from = aliceOrders[4]!.placedAt;

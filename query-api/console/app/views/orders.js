@@ -38,6 +38,8 @@ const browsingKeys = new Set([
 ]);
 /** The short id the list shows: an order id's last 8 hex digits. */
 const shortIdPattern = /^[0-9a-f]{8}$/;
+/** The start of an order id a person copied: 4 to 36 of its characters (GET /orders?idStartsWith=). */
+const idStartPattern = /^[0-9a-f][0-9a-f-]{3,35}$/;
 
 /** The console's link for a link of the API's cursor envelope (`/orders?cursor=...`). @param {string | null} link */
 const viewLink = (link) => (link === null ? null : `#/orders?${link.split('?')[1] ?? ''}`);
@@ -47,19 +49,31 @@ export const OrdersView = ({ api, user, route }) => {
   const status = route.query.get('status') ?? '';
   const cursor = route.query.get('cursor') ?? '';
   const idEndsWith = route.query.get('idEndsWith') ?? '';
+  const idStartsWith = route.query.get('idStartsWith') ?? '';
   const customerEmail = route.query.get('customerEmail') ?? '';
   const placedFrom = route.query.get('placedFrom') ?? '';
   const placedTo = route.query.get('placedTo') ?? '';
   const minTotal = route.query.get('minTotal') ?? '';
   const maxTotal = route.query.get('maxTotal') ?? '';
-  const filters = { status, idEndsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal };
+  const filters = {
+    status,
+    idEndsWith,
+    idStartsWith,
+    customerEmail,
+    placedFrom,
+    placedTo,
+    minTotal,
+    maxTotal,
+  };
   /** The list with one filter changed and the others kept. @param {Partial<typeof filters>} changed */
   const refine = (changed) => navigate(href('/orders', { ...filters, ...changed }));
   /** The day after a date (YYYY-MM-DD): "placed to" a day includes that whole day. @param {string} day */
   const dayAfter = (day) => new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
   const ownOnly = scopeOf(user.roles, 'listOrders') === 'own';
   /** Whether a filter besides the status narrows the list: an empty list then says so, not "no orders yet". */
-  const narrowed = [idEndsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal].some(Boolean);
+  const narrowed = [idEndsWith, idStartsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal].some(
+    Boolean,
+  );
   useEffect(() => {
     document.title = 'Orders · Order console';
   }, []);
@@ -69,6 +83,7 @@ export const OrdersView = ({ api, user, route }) => {
       perPage,
       ...(status ? { status } : {}),
       ...(idEndsWith ? { idEndsWith } : {}),
+      ...(idStartsWith ? { idStartsWith } : {}),
       ...(customerEmail ? { customerEmail } : {}),
       ...(placedFrom ? { placedFrom } : {}),
       ...(placedTo ? { placedBefore: dayAfter(placedTo) } : {}),
@@ -76,7 +91,7 @@ export const OrdersView = ({ api, user, route }) => {
       ...(maxTotal ? { maxTotal } : {}),
     });
     return /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body);
-  }, [status, cursor, idEndsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal]);
+  }, [status, cursor, idEndsWith, idStartsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal]);
   const [wanted, setWanted] = useState('');
   const browsingByKeyboard = useRef(false);
   /** @param {string} chosen */
@@ -87,8 +102,22 @@ export const OrdersView = ({ api, user, route }) => {
   const [searchError, setSearchError] = useState('');
 
   /**
-   * Opens what was typed: a whole order id; a short id (the last 8 hex digits the list shows), the order
-   * when one ends so, else the list of those that do; a customer's e-mail, the list of its orders.
+   * The order when one matches, else the list of those that do; false when none does.
+   * @param {'idEndsWith' | 'idStartsWith'} filter @param {string} value
+   */
+  const openMatching = async (filter, value) => {
+    const query = new URLSearchParams({ cursor: '', perPage: '2', [filter]: value });
+    const found = /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body).data;
+    if (found.length === 0) return false;
+    navigate(
+      found.length === 1 && found[0] ? href(`/orders/${found[0].id}`) : href('/orders', { [filter]: value }),
+    );
+    return true;
+  };
+
+  /**
+   * Opens what was typed: a whole order id; a short id (the last 8 hex digits the list shows), or else the
+   * start of an id; a customer's e-mail, the list of its orders.
    *
    * @param {SubmitEvent} event
    */
@@ -98,18 +127,16 @@ export const OrdersView = ({ api, user, route }) => {
     setSearchError('');
     if (uuidPattern.test(typed)) return navigate(href(`/orders/${typed}`));
     if (typed.includes('@')) return navigate(href('/orders', { customerEmail: typed }));
-    if (!shortIdPattern.test(typed)) {
+    if (!idStartPattern.test(typed)) {
       setSearchError(
-        'Type an order id, the 8 characters the list shows (such as 0f1a2c3d), or a customer’s e-mail address.',
+        'Type an order id or its start, the 8 characters the list shows (such as 0f1a2c3d), or a customer’s e-mail address.',
       );
       return;
     }
     try {
-      const query = new URLSearchParams({ cursor: '', perPage: '2', idEndsWith: typed });
-      const found = /** @type {OrderPage} */ ((await api.get(`/orders?${query}`)).body).data;
-      if (found.length === 1 && found[0]) return navigate(href(`/orders/${found[0].id}`));
-      if (found.length === 0) return setSearchError(`No order you may see ends with ${typed}.`);
-      navigate(href('/orders', { idEndsWith: typed }));
+      if (shortIdPattern.test(typed) && (await openMatching('idEndsWith', typed))) return;
+      if (await openMatching('idStartsWith', typed)) return;
+      setSearchError(`No order you may see begins or ends with ${typed}.`);
     } catch (error) {
       setSearchError(asProblem(error).words.detail);
     }
@@ -165,9 +192,15 @@ export const OrdersView = ({ api, user, route }) => {
       <${TotalSpan} minTotal=${minTotal} maxTotal=${maxTotal} onApply=${refine} />
     </div>
     ${
-      idEndsWith || customerEmail
+      idEndsWith || idStartsWith || customerEmail
         ? html`<p class="filter-note" role="status">
-          ${idEndsWith ? html`Orders whose id ends with <code>${idEndsWith}</code>.` : html`Orders of <strong>${customerEmail}</strong>.`}
+          ${
+            idEndsWith
+              ? html`Orders whose id ends with <code>${idEndsWith}</code>.`
+              : idStartsWith
+                ? html`Orders whose id begins with <code>${idStartsWith}</code>.`
+                : html`Orders of <strong>${customerEmail}</strong>.`
+          }
           <a href=${href('/orders', { status })}>Show every order</a>
         </p>`
         : null
