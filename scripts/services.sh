@@ -336,9 +336,10 @@ server_log_size() {
 wait_kafka() {
   local from=$((${1:-0} + 1)) deadline=$((SECONDS + START_TIMEOUT))
   while ((SECONDS < deadline)); do
-    if ! is_running "$KAFKA_PID" kafka.Kafka; then
+    if has_exited "$KAFKA_PID" kafka.Kafka; then
       show_log_tail "$KAFKA_OUT" "$KAFKA_SERVER_LOG"
-      die "Kafka exited during startup"
+      log "Kafka (pid $(<"$KAFKA_PID")) exited during startup: $(exit_status_of "$(<"$KAFKA_PID")")"
+      return 1
     fi
     # (the log rolled over at 50MB meanwhile: read the new file from its start)
     (($(server_log_size) + 1 >= from)) || from=1
@@ -414,7 +415,7 @@ cmd_start() {
   wait_postgres
   start_ferretdb
   wait_ferretdb
-  wait_kafka
+  wait_kafka || die "Kafka exited during startup"
   trap - EXIT
   log "all services up; state in $STATE_DIR"
 }
@@ -463,7 +464,14 @@ cmd_kafka_start() {
   # If it does not come up, do not leave a half-started broker behind (data is kept).
   trap 'rc=$?; if ((rc != 0)); then log "kafka-start failed, stopping Kafka"; stop_one Kafka "$KAFKA_PID" kafka.Kafka || true; fi' EXIT
   restart_kafka
-  wait_kafka "$log_offset"
+  # A start that ends at once is tried once more (each end logged with its exit status): a broker was once
+  # taken for dead while it was between nohup and java (has_exited), and another cause may be as rare.
+  if ! wait_kafka "$log_offset"; then
+    log "starting Kafka once more"
+    log_offset=$(server_log_size)
+    restart_kafka
+    wait_kafka "$log_offset" || die "Kafka exited during startup, twice"
+  fi
   trap - EXIT
 }
 

@@ -26,6 +26,32 @@ is_running() {
   tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$pattern"
 }
 
+# has_exited PIDFILE PATTERN: whether the process the pidfile names has ended: gone, a zombie, or the pid
+# now another program's. Not while it is between two execs (nohup, then java): its command line then reads
+# empty for a moment, which is_running takes for "not running" (a start was once given up so).
+has_exited() {
+  local pidfile=$1 pattern=$2 pid cmdline state
+  pid=$(<"$pidfile") || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || return 0
+  [[ $state == Z ]] && return 0
+  cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)
+  [[ -n $cmdline && $cmdline != *"$pattern"* ]]
+}
+
+# exit_status_of PID: how a background child of this shell ended ("exit status N", "killed by SIGKILL").
+exit_status_of() {
+  local status=0
+  wait "$1" 2>/dev/null || status=$?
+  if ((status == 127)); then
+    echo "not a child of this shell, its status unknown"
+  elif ((status > 128)); then
+    echo "killed by SIG$(kill -l $((status - 128)))"
+  else
+    echo "exit status $status"
+  fi
+}
+
 # mongo_ping PORT [HOST]: sends OP_MSG {ping: 1, $db: "admin"} and expects {ok: 1.0}.
 mongo_ping() {
   local out

@@ -1433,8 +1433,10 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     expect(await created.locator('td:nth-child(2)').innerText()).toMatch(/^order\.created /);
     expect(await cancelled.locator('td:nth-child(2)').innerText()).toMatch(/^order\.status_changed /);
     expect(await cancelled.locator('td:nth-child(3) code').getAttribute('title')).toBe(orderId);
-    const head = await created.getAttribute('data-delivery');
-    expect(await cancelled.locator('td:nth-child(6) code').getAttribute('title')).toBe(head);
+    // The delivery ahead, named by its event as the rows name theirs.
+    const headEvent = await created.locator('td:nth-child(2) code').getAttribute('title');
+    expect(await cancelled.locator('td:nth-child(6)').innerText()).toMatch(/^after order\.created /);
+    expect(await cancelled.locator('td:nth-child(6) code').getAttribute('title')).toBe(headEvent);
     expect(await cancelled.innerText()).toContain('sent once the delivery ahead of it is delivered');
     // The waiting delivery has no attempt yet: only the pending list shows it.
     expect(await page.locator('table.attempts tbody tr').count()).toBe(0);

@@ -44,6 +44,18 @@ export const PendingDeliveries = ({ api, id, after }) => {
   </section>`;
 };
 
+/**
+ * The delivery one waits behind, as the table names it: its event (the delivery ahead is pending too, so
+ * usually in the list), else its id.
+ * @param {{ ahead: string, list: PendingDeliveryList }} props
+ */
+const DeliveryAhead = ({ ahead, list }) => {
+  const found = list.data.find((delivery) => delivery.deliveryId === ahead);
+  return found
+    ? html`after ${found.eventType} <code title=${found.eventId}>${shortId(found.eventId)}</code>`
+    : html`after delivery <code title=${ahead}>${shortId(ahead)}</code>`;
+};
+
 /** @param {{ list: PendingDeliveryList }} props */
 const PendingTable = ({ list }) => {
   if (list.data.length === 0) {
@@ -75,7 +87,7 @@ const PendingTable = ({ list }) => {
             <td class="number">${delivery.attemptsMade}</td>
             <td>${
               delivery.waitingBehind !== null
-                ? html`after <code title=${delivery.waitingBehind}>${shortId(delivery.waitingBehind)}</code>`
+                ? html`<${DeliveryAhead} ahead=${delivery.waitingBehind} list=${list} />`
                 : delivery.nextAttemptAt
                   ? html`<${Time} iso=${delivery.nextAttemptAt} />`
                   : null
