@@ -1,10 +1,12 @@
 import { MongoServerError, type AnyBulkWriteOperation, type Db, type Filter } from 'mongodb';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
-import type { OrderReadModel } from './order-read-model.ts';
+import { idRangeStartingWith, type OrderReadModel } from './order-read-model.ts';
 import { duplicateKeyErrors } from '../../infrastructure/mongo/duplicate-keys.ts';
 import { nextOrderView } from './order-projection.ts';
 import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
 import type { OrderView } from './order-projection.ts';
+
+const mongoRange = ({ from, below }: { from: string; below: string }) => ({ $gte: from, $lt: below });
 
 type OrderDocument = Omit<OrderView, 'id'> & { _id: string };
 
@@ -170,13 +172,10 @@ export const createMongoOrderReadModel = async (
       if (query.customerId !== undefined) filter.customerId = query.customerId;
       if (query.status !== undefined) filter.status = query.status;
       // The id index's keys, read for the ones ending so (hex digits only: checked where the query is parsed).
-      // A start is a range of the id index: every id character (hex digits, dashes) sorts before '~'.
       if (query.idEndsWith !== undefined || query.idStartsWith !== undefined) {
         filter._id = {
           ...(query.idEndsWith === undefined ? {} : { $regex: `${query.idEndsWith}$` }),
-          ...(query.idStartsWith === undefined
-            ? {}
-            : { $gte: query.idStartsWith, $lt: `${query.idStartsWith}~` }),
+          ...(query.idStartsWith === undefined ? {} : mongoRange(idRangeStartingWith(query.idStartsWith))),
         };
       }
       if (query.totalWithin !== undefined) {

@@ -22,6 +22,15 @@ export type OrderListQuery = {
   | { kind: 'cursor'; after?: OrderCursor; before?: OrderCursor }
 );
 
+/**
+ * The ids that begin with `start`, as a range of the id index: from `start` (inclusive) to `start~`
+ * (exclusive), since every id character (hex digits, dashes) sorts before '~'.
+ */
+export const idRangeStartingWith = (start: string): { from: string; below: string } => ({
+  from: start,
+  below: `${start}~`,
+});
+
 /** At least one bound is set; an order in another currency is never within them. */
 export type TotalBounds = { currency: string; atLeastMinor?: number; atMostMinor?: number };
 

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { inWriteTransaction } from '../../infrastructure/sqlite/open-database.ts';
-import type { OrderListQuery, OrderReadModel } from './order-read-model.ts';
+import { idRangeStartingWith, type OrderListQuery, type OrderReadModel } from './order-read-model.ts';
 import type { RecordedEvent } from '../../infrastructure/event-store/event-store.ts';
 import { foldOrder, foldOrderView, foldedOf, viewOf, type FoldedOrder } from './order-projection.ts';
 import { isOrderStream, orderIdOf } from '../../domain/orders/order.ts';
@@ -193,10 +193,10 @@ export const createSqliteOrderReadModel = (
         where.push(`${shortIdOfRow} = ?`);
         values.push(query.idEndsWith);
       }
-      // A range of the id index: every id character (hex digits, dashes) sorts before '~'.
       if (query.idStartsWith !== undefined) {
+        const { from, below } = idRangeStartingWith(query.idStartsWith);
         where.push('id >= ? AND id < ?');
-        values.push(query.idStartsWith, `${query.idStartsWith}~`);
+        values.push(from, below);
       }
       if (query.totalWithin !== undefined) {
         const { currency, atLeastMinor, atMostMinor } = query.totalWithin;

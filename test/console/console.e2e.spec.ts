@@ -42,6 +42,11 @@ const readmeViews: Record<string, string> = {
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const shortId = (id: string) => id.slice(-8);
+/** The whole ids of the orders a list shows, in its order (each row's link carries its id as title). */
+const listedOrderIds = (page: Page) =>
+  page
+    .locator('table.orders tbody th a')
+    .evaluateAll((links) => links.map((link) => link.getAttribute('title') ?? ''));
 /** A phone's window (iPhone 12 to 15): every view is checked at this width too. */
 const phone = { width: 390, height: 844 };
 
@@ -675,10 +680,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
 
     const page = await signIn(dan);
     await page.getByRole('heading', { name: 'My orders' }).waitFor();
-    const listed = () =>
-      page
-        .locator('table.orders tbody th a')
-        .evaluateAll((links) => links.map((link) => link.getAttribute('title') ?? ''));
+    const listed = () => listedOrderIds(page);
     await expect.poll(async () => (await listed()).length).toBe(20);
     const first = await listed();
     // Newest first: the first page holds the last 20 placed.
@@ -1026,13 +1028,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await open(users.otherCustomer.email);
     await page.getByText(`Orders of ${users.otherCustomer.email}.`).waitFor();
     await expect
-      .poll(async () =>
-        (
-          await page
-            .locator('table.orders tbody th a')
-            .evaluateAll((links) => links.map((link) => link.getAttribute('title')))
-        ).sort(),
-      )
+      .poll(async () => (await listedOrderIds(page)).sort())
       .toEqual(
         ((await (await api(users.otherCustomer, '/orders?perPage=100')).json()) as { data: OrderBody[] }).data
           .map(({ id }) => id)
@@ -1059,15 +1055,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await open(`${sharedStart}-`);
     if (sharing.length > 1) {
       await page.getByText(`Orders whose id begins with ${sharedStart}-.`).waitFor();
-      await expect
-        .poll(async () =>
-          (
-            await page
-              .locator('table.orders tbody th a')
-              .evaluateAll((links) => links.map((link) => link.getAttribute('title')))
-          ).sort(),
-        )
-        .toEqual(sharing.slice(0, 20).sort());
+      await expect.poll(async () => (await listedOrderIds(page)).sort()).toEqual(sharing.slice(0, 20).sort());
     } else {
       await page.getByRole('heading', { name: new RegExp(`Order ${shortId(othersOrder.id)}`) }).waitFor();
     }
@@ -1122,13 +1110,7 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await totalTo.fill(String(amount));
     await totalTo.press('Enter');
     await expect
-      .poll(
-        () =>
-          page
-            .locator('table.orders tbody th a')
-            .evaluateAll((links) => links.map((link) => link.getAttribute('title'))),
-        { timeout: 15_000 },
-      )
+      .poll(() => listedOrderIds(page), { timeout: 15_000 })
       .toEqual(found.data.map(({ id }) => id));
     expect(new Set(await page.locator('table.orders tbody td.number').allInnerTexts())).toEqual(
       new Set([new Intl.NumberFormat('en', { style: 'currency', currency: 'EUR' }).format(amount)]),
