@@ -227,21 +227,25 @@ export const errorHandler =
     if (response.headersSent) return next(error);
     const instance = request.path;
     const { body, headers, known } = problemFor(request, error);
+    // The request id ties a client's 5xx (it has the X-Request-Id header) to this line.
+    const context = {
+      err: error,
+      method: request.method,
+      path: instance,
+      requestId: response.locals['requestId'],
+    };
     if (!known) {
-      logger.error({ err: error, method: request.method, path: instance }, 'request failed');
+      logger.error(context, 'request failed');
     } else if (error instanceof EventLogUnavailableError || isMongoUnreachable(error)) {
       logger.error(
-        { err: error, method: request.method, path: instance },
+        context,
         error instanceof EventLogUnavailableError
           ? 'request failed: event log unreachable'
           : 'request failed: read store unreachable',
       );
     } else if (body.type.endsWith('/storage-unavailable')) {
       // The operator's signal that the disk is full or read-only: the answer itself says only 503.
-      logger.error(
-        { err: error, method: request.method, path: instance },
-        'request failed: storage unavailable',
-      );
+      logger.error(context, 'request failed: storage unavailable');
     }
     sendProblem(response, body, headers);
   };

@@ -133,6 +133,7 @@ describe('the answers check', () => {
       outcome,
       latencyMs: 1,
       retryAfter,
+      requestId: outcome === 'timeout' ? null : `request-${outcome}-${retryAfter ?? 'bare'}`,
     });
     const answers = classifyAnswers(
       [
@@ -152,6 +153,8 @@ describe('the answers check', () => {
       serverErrors: 2,
       unavailableWithoutRetryAfter: 1,
       hangs: 1,
+      // The 5xx to look up in the logs, by the request ids they carried.
+      serverErrorRequestIds: ['request-500-bare', 'request-502-bare'],
     });
   });
 });

@@ -11,6 +11,7 @@ import {
 import type { FaultTarget } from './support/fault-target.ts';
 import { figuresTable } from './support/figures.ts';
 import { loopbackTarget } from './support/loopback-target.ts';
+import { logLinesNaming } from './support/log-lines.ts';
 import { describeMissing } from './support/missing-webhooks.ts';
 import { receiverClient, type ReceiverClient } from './support/receiver-client.ts';
 import { openShop, type Shop } from './support/shop.ts';
@@ -185,6 +186,9 @@ describe('the distributed mode on a stand of hosts, under faults', () => {
         if (forbidden.length > 0)
           report(`forbidden answers: ${forbidden.map(([what, n]) => `${what} x${n}`).join(', ')}`);
         for (const line of describeMissing(result.webhooks.missing, target.logsDir)) report(line);
+        if (target.logsDir !== undefined)
+          for (const line of logLinesNaming(target.logsDir, result.answers.serverErrorRequestIds))
+            report(`5xx: ${line}`);
         for (const mismatch of result.readBackMismatches.slice(0, 5))
           report(`read back ${mismatch.orderId}: ${mismatch.found}`);
         expect(violations).toEqual([]);

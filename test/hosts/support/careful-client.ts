@@ -9,6 +9,8 @@ export type Exchange = {
   latencyMs: number;
   /** A 503's (or 409's, 429's) Retry-After, when it had one. */
   retryAfter: string | null;
+  /** The X-Request-Id the answer carried: what the service's log lines of a 5xx name. */
+  requestId: string | null;
 };
 
 /** What a write finally came to: its first 2xx (acknowledged), or the last answer before the client gave up. */
@@ -57,8 +59,15 @@ export const carefulClient = ({ baseUrl, timeoutMs, giveUpAfterMs, record }: Car
   ): Promise<{ response: Response | null; text: string }> => {
     const at = Date.now();
     const started = performance.now();
-    const finish = (outcome: Exchange['outcome'], retryAfter: string | null = null) =>
-      record({ at, operation, outcome, latencyMs: performance.now() - started, retryAfter });
+    const finish = (outcome: Exchange['outcome'], answer?: Response) =>
+      record({
+        at,
+        operation,
+        outcome,
+        latencyMs: performance.now() - started,
+        retryAfter: answer?.headers.get('retry-after') ?? null,
+        requestId: answer?.headers.get('x-request-id') ?? null,
+      });
     try {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
@@ -67,7 +76,7 @@ export const carefulClient = ({ baseUrl, timeoutMs, giveUpAfterMs, record }: Car
         signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await response.text();
-      finish(response.status, response.headers.get('retry-after'));
+      finish(response.status, response);
       return { response, text };
     } catch (error) {
       const name = (error as Error).name;

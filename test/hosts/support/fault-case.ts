@@ -61,6 +61,8 @@ export type Answers = {
   connectionFailures: number;
   /** The forbidden ones, by operation and outcome ("confirm 500"): where to look. */
   forbidden: Record<string, number>;
+  /** The X-Request-Id of each 5xx other than a 503: what to look for in the processes' logs. */
+  serverErrorRequestIds: string[];
   /** Every answer but a 2xx, by operation and outcome ("read own order 503"). */
   notOk: Record<string, number>;
 };
@@ -75,10 +77,11 @@ export const classifyAnswers = (exchanges: readonly Exchange[], seconds: number)
     hangs: 0,
     connectionFailures: 0,
     forbidden: {},
+    serverErrorRequestIds: [],
     notOk: {},
   };
   const count = (record: Record<string, number>, key: string) => (record[key] = (record[key] ?? 0) + 1);
-  for (const { operation, outcome, retryAfter } of exchanges) {
+  for (const { operation, outcome, retryAfter, requestId } of exchanges) {
     const key = typeof outcome === 'number' ? String(outcome) : outcome;
     count(answers.byStatus, key);
     if (!key.startsWith('2')) count(answers.notOk, `${operation} ${key}`);
@@ -96,6 +99,7 @@ export const classifyAnswers = (exchanges: readonly Exchange[], seconds: number)
               : null;
     if (forbidden === null) continue;
     answers[forbidden]++;
+    if (forbidden === 'serverErrors' && requestId !== null) answers.serverErrorRequestIds.push(requestId);
     count(answers.forbidden, `${operation} ${key}`);
   }
   return answers;

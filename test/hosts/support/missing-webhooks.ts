@@ -1,9 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { logLinesNaming } from './log-lines.ts';
 import type { WebhookVerdict } from './webhook-check.ts';
-
-const linesPerLog = 20;
-const lineLength = 600;
 
 /**
  * What a case that missed webhooks says of them, for whoever reads a failed run: each missing webhook (its
@@ -23,13 +19,5 @@ export const describeMissing = (
   );
   if (logsDir === undefined) return lines;
   const needles = [...new Set(missing.flatMap(({ write, event }) => [write.orderId, event.id]))];
-  for (const file of readdirSync(logsDir)
-    .filter((name) => name.endsWith('.log'))
-    .sort()) {
-    const found = readFileSync(join(logsDir, file), 'utf8')
-      .split('\n')
-      .filter((line) => needles.some((needle) => line.includes(needle)));
-    for (const line of found.slice(-linesPerLog)) lines.push(`${file}: ${line.slice(0, lineLength)}`);
-  }
-  return lines;
+  return [...lines, ...logLinesNaming(logsDir, needles)];
 };
