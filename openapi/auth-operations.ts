@@ -60,7 +60,7 @@ const grantProblem = problemSchema.extend(oauthMembers([invalidGrant])).meta({
 /** The 400 of the token endpoints, as the OAuth 2 errors it answers. */
 const badTokenRequest = (unsupported: string) => ({
   when:
-    'A parameter is missing or invalid, the body is malformed (not JSON, nested deeper than 64 levels, or not decodable as its Content-Encoding says), or the path or query string has a percent-escape that does not decode: `error` is `invalid_request`, and errors lists each field (100 at most). ' +
+    'A parameter is missing or invalid, the body is malformed (not JSON, nested deeper than 64 levels, naming a member twice, or not decodable as its Content-Encoding says), or the path or query string has a percent-escape that does not decode: `error` is `invalid_request`, and errors lists each field (100 at most). ' +
     unsupported,
   body: tokenRequestProblem,
 });

@@ -6,6 +6,7 @@ import { afterResponse } from './after-response.ts';
 import { bodyDeadline } from './body-deadline.ts';
 import { ApiError, validationFailed } from './api-error.ts';
 import { jsonBodyProblem, requireValidUtf8, requireValidUtf8Form } from './json-body-check.ts';
+import { duplicateMemberIn } from './json-duplicate-members.ts';
 import type { Readiness } from '../operations/readiness.ts';
 import { commandAnswersNotStored, useCachePolicy } from './cache-control.ts';
 import type { CachePolicy } from './http-module.ts';
@@ -69,11 +70,29 @@ const declaresUtf8OrNothing = (contentType = ''): boolean => {
   return match === null || (match[1] ?? match[2])!.toLowerCase() === 'utf-8';
 };
 
+/** What is wrong with a parsed JSON body, by its value and its text (the decoded bytes), or null. */
+const jsonBodyError = (value: unknown, text: string): ApiError | null => {
+  const problem = jsonBodyProblem(value);
+  if (problem)
+    return validationFailed([{ field: 'body', message: problem }], 'The request body is malformed.');
+  const duplicated = duplicateMemberIn(text);
+  if (duplicated === null) return null;
+  return validationFailed(
+    [{ field: duplicated, message: 'is given more than once: give each member once' }],
+    'The request body names a member twice.',
+  );
+};
+
 const bodyParsers = (): RequestHandler => {
+  // The bytes body-parser read (inflated), for what only the text shows: a member named twice.
+  const jsonBytes = new WeakMap<object, Buffer>();
   const json = express.json({
     limit: maxBodyBytes,
     type: jsonTypes,
-    verify: requireValidUtf8,
+    verify: (request, response, body, encoding) => {
+      requireValidUtf8(request, response, body, encoding);
+      jsonBytes.set(request, body);
+    },
   });
   const form = express.urlencoded({
     extended: false,
@@ -100,12 +119,7 @@ const bodyParsers = (): RequestHandler => {
     }
     json(request, response, (error?: unknown) => {
       if (error) return next(error);
-      const problem = jsonBodyProblem(request.body);
-      if (problem)
-        return next(
-          validationFailed([{ field: 'body', message: problem }], 'The request body is malformed.'),
-        );
-      next();
+      next(jsonBodyError(request.body, jsonBytes.get(request)?.toString('utf8') ?? '') ?? undefined);
     });
   };
 };
