@@ -101,6 +101,9 @@ const notModified = (headers: ApiResponse['headers']): ApiResponse => ({
   ...(headers ? { headers } : {}),
 });
 
+const noQueryParameters =
+  'A query parameter is given: this resource takes none (one URL per resource, one copy in a shared cache).';
+
 export const productOperations: ApiOperation[] = [
   {
     method: 'get',
@@ -118,6 +121,7 @@ export const productOperations: ApiOperation[] = [
       },
       304: notModified({ ETag: true, 'Cache-Control': productListCacheControl, 'Surrogate-Key': 'products' }),
     },
+    problems: { 'validation-failed': noQueryParameters },
   },
   {
     method: 'get',
@@ -137,7 +141,7 @@ export const productOperations: ApiOperation[] = [
       304: notModified(productDetailHeaders),
     },
     problems: {
-      'validation-failed': 'The id is not a positive integer.',
+      'validation-failed': `The id is not a positive integer. ${noQueryParameters}`,
       'not-found': productNotFoundCase,
     },
   },
@@ -159,7 +163,7 @@ export const productOperations: ApiOperation[] = [
       304: notModified(stockHeaders),
     },
     problems: {
-      'validation-failed': 'The id is not a positive integer.',
+      'validation-failed': `The id is not a positive integer. ${noQueryParameters}`,
       'not-found': productNotFoundCase,
     },
   },
@@ -178,6 +182,7 @@ export const productOperations: ApiOperation[] = [
       },
       304: notModified(categoryListHeaders),
     },
+    problems: { 'validation-failed': noQueryParameters },
   },
   {
     method: 'get',
@@ -202,7 +207,7 @@ export const productOperations: ApiOperation[] = [
       304: notModified({ ETag: true, 'Cache-Control': 'public, s-maxage=300', 'Surrogate-Key': true }),
     },
     problems: {
-      'validation-failed': 'The id is not a category id.',
+      'validation-failed': `The id is not a category id. ${noQueryParameters}`,
       'not-found':
         'There is no category with this id. The answer carries `Surrogate-Key: category-<id>`, so that adding the category purges it from caches.',
     },

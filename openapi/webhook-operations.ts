@@ -204,7 +204,8 @@ export const webhookOperations: ApiOperation[] = [
     summary: 'Change a subscription’s url, events, description or active flag',
     access: accessDescription('changeWebhook'),
     params: subscriptionPath,
-    body: { schema: changeWebhookBody, media: ['merge-patch', 'json'] },
+    // One component for both media types: a client generator makes one model of it, not two of one name.
+    body: { schema: changeWebhookBody.meta({ id: 'WebhookChanges' }), media: ['merge-patch', 'json'] },
     responses: {
       200: {
         description:

@@ -7,7 +7,7 @@ import {
   sendRepresentation,
   type Representation,
 } from '../../infrastructure/http/representation.ts';
-import { parseInput } from '../../infrastructure/http/validation.ts';
+import { parseInput, refuseQueryParameters } from '../../infrastructure/http/validation.ts';
 import type { CatalogStore } from '../../catalog/catalog.ts';
 import type { CatalogRepresentations } from './catalog-representations.ts';
 import { surrogateKeys } from '../../catalog/surrogate-keys.ts';
@@ -51,12 +51,14 @@ export const catalogRoutes = ({
   const router = createRouter();
 
   router.get('/products', async (request, response) => {
+    refuseQueryParameters(request);
     response.setHeader('Surrogate-Key', surrogateKeys.productList);
     sendRepresentation(request, response, await representations.productList());
   });
 
   router.get('/products/:id', (request, response) => {
     const id = productIdOf(request);
+    refuseQueryParameters(request);
     // Also on the 404: a cached "no such product" goes when the product is added.
     response.setHeader('Surrogate-Key', surrogateKeys.product(id));
     const send = (representation: Representation | null) => {
@@ -70,6 +72,7 @@ export const catalogRoutes = ({
 
   router.get('/products/:id/stock', async (request, response) => {
     const id = productIdOf(request);
+    refuseQueryParameters(request);
     response.setHeader('Surrogate-Key', surrogateKeys.product(id));
     const representation = await representations.stock(id);
     if (!representation) throw productNotFound(id);
@@ -77,6 +80,7 @@ export const catalogRoutes = ({
   });
 
   router.get('/categories', async (request, response) => {
+    refuseQueryParameters(request);
     response.setHeader('Surrogate-Key', surrogateKeys.categoryList);
     sendRepresentation(request, response, await representations.categoryList());
   });
@@ -86,6 +90,7 @@ export const catalogRoutes = ({
     if (!categoryIdPattern.test(id)) {
       throw validationFailed([{ field: 'id', message: 'must be a category id such as kitchen' }]);
     }
+    refuseQueryParameters(request);
     response.setHeader('Surrogate-Key', surrogateKeys.category(id));
     const representation = await representations.category(id);
     if (!representation) throw notFound(`There is no category ${id}.`);

@@ -243,3 +243,23 @@ describe('GET /categories and /categories/{id}', () => {
     });
   });
 });
+
+describe('the catalogue takes no query parameters: one URL per resource, one copy in a shared cache', () => {
+  it.each([
+    '/products?foo=bar',
+    '/products/1001?foo=1',
+    '/products/1001/stock?v=2',
+    '/categories?page=abc',
+    '/categories/kitchen?x=',
+  ])('%s -> 400 naming the parameter', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(400);
+    const name = new URLSearchParams(path.split('?')[1]).keys().next().value!;
+    expect((await problemOf(response)).errors).toEqual([{ field: name, message: 'unknown query parameter' }]);
+  });
+
+  it('a bare ? is no parameter', async () => {
+    expect((await get('/products/1001?')).status).toBe(200);
+    expect((await get('/products?')).status).toBe(200);
+  });
+});

@@ -122,6 +122,39 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
     );
   });
 
+  it('a member named twice, at the top or deep inside, also gzipped -> 400 naming it, nothing placed', async () => {
+    const addressId = await staff.addAddress();
+    const before = await auditor.get('/audit/events?limit=1000');
+    const item = '{"productId":"1001","quantity":1}';
+    for (const [body, field, encoding] of [
+      [`{"items":[],"items":[${item}],"shippingAddressId":"${addressId}"}`, 'items', 'identity'],
+      [
+        `{"items":[{"productId":"1001","quantity":1,"quantity":999}],"shippingAddressId":"${addressId}"}`,
+        'items[0].quantity',
+        'identity',
+      ],
+      [
+        `{"items":[${item}],"\u0073hippingAddressId":"x","shippingAddressId":"${addressId}"}`,
+        'shippingAddressId',
+        'gzip',
+      ],
+    ] as const) {
+      const response = await fetch(`${service.url}/orders`, {
+        method: 'POST',
+        headers: { ...staff.auth, 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        body: encoding === 'gzip' ? gzipSync(body) : body,
+      });
+      expect(response.status, body).toBe(400);
+      expect((await problemOf(response)).errors, body).toEqual([
+        { field, message: 'is given more than once: give each member once' },
+      ]);
+    }
+    const after = await auditor.get('/audit/events?limit=1000');
+    expect(((await after.json()) as { data: unknown[] }).data).toHaveLength(
+      ((await before.json()) as { data: unknown[] }).data.length,
+    );
+  });
+
   it.each([
     ['after', '9223372036854775808'],
     ['before', '999999999999999999999999999999999999999'],
@@ -239,8 +272,32 @@ describe('client mistakes answer 4xx problem details, never 5xx', () => {
       ['no Host header', 'GET /products/1001 HTTP/1.1\r\nConnection: close\r\n\r\n'],
       ['two Host headers', 'GET /products/1001 HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n'],
       ['HTTP/2.0 in a request line', 'GET /products/1001 HTTP/2.0\r\nHost: x\r\nConnection: close\r\n\r\n'],
+      ['a Host with a space', 'GET /products/1001 HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n'],
+      ['an empty Host', 'GET /products/1001 HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n'],
+      [
+        'a Host port past 65535',
+        'GET /products/1001 HTTP/1.1\r\nHost: shop.example:99999\r\nConnection: close\r\n\r\n',
+      ],
+      [
+        'two Authorization headers',
+        'GET /users/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nConnection: close\r\n\r\n',
+      ],
+      [
+        'two Content-Type headers',
+        'POST /orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      ],
     ])('%s -> 400 problem details', async (_name, request) => {
       expectRawProblem(await raw(request), 400);
+    });
+
+    it.each([
+      ['a name and port', 'shop.example:8080'],
+      ['an IPv4 address', '127.0.0.1'],
+      ['an IPv6 literal and port', '[::1]:3000'],
+      ['a name in capitals, with a trailing dot', 'SHOP.Example.'],
+    ])('a Host of %s is served', async (_name, host) => {
+      const response = await raw(`GET /products/1001 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(response.status).toBe(200);
     });
 
     it('an Expect other than 100-continue -> 417 problem details', async () => {
