@@ -186,9 +186,15 @@ describe('the distributed mode on a stand of hosts, under faults', () => {
         if (forbidden.length > 0)
           report(`forbidden answers: ${forbidden.map(([what, n]) => `${what} x${n}`).join(', ')}`);
         for (const line of describeMissing(result.webhooks.missing, target.logsDir)) report(line);
-        if (target.logsDir !== undefined)
-          for (const line of logLinesNaming(target.logsDir, result.answers.serverErrorRequestIds))
-            report(`5xx: ${line}`);
+        const serverErrors = result.answers.serverErrorRequestIds;
+        if (target.logsDir !== undefined && serverErrors.length > 0) {
+          for (const line of logLinesNaming(target.logsDir, serverErrors)) report(`5xx: ${line}`);
+          // FerretDB knows no request id: the errors it answered, which a driver's error may have been.
+          const ferretErrors = logLinesNaming(target.logsDir, ['errmsg', '\tERROR\t'], (name) =>
+            name.startsWith('ferretdb'),
+          );
+          for (const line of ferretErrors) report(`5xx, read store: ${line}`);
+        }
         for (const mismatch of result.readBackMismatches.slice(0, 5))
           report(`read back ${mismatch.orderId}: ${mismatch.found}`);
         expect(violations).toEqual([]);

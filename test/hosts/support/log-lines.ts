@@ -8,12 +8,14 @@ const lineLength = 600;
  * The lines of the processes' logs (`<process>.log` in `logsDir`) that name one of `needles`, the last
  * few of each log, each prefixed by its file: what a failed case prints, since the stand's logs go with it.
  */
-export const logLinesNaming = (logsDir: string, needles: readonly string[]): string[] => {
+export const logLinesNaming = (
+  logsDir: string,
+  needles: readonly string[],
+  files: (name: string) => boolean = (name) => name.endsWith('.log'),
+): string[] => {
   if (needles.length === 0) return [];
   const lines: string[] = [];
-  for (const file of readdirSync(logsDir)
-    .filter((name) => name.endsWith('.log'))
-    .sort()) {
+  for (const file of readdirSync(logsDir).filter(files).sort()) {
     const found = readFileSync(join(logsDir, file), 'utf8')
       .split('\n')
       .filter((line) => needles.some((needle) => line.includes(needle)));
