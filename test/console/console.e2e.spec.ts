@@ -1480,6 +1480,74 @@ describe.skipIf(!available)('the console at /console, in headless Chromium', { t
     await page.context().close();
   });
 
+  /** Waits for the browser tab's title to read `expected`. */
+  const titleOnceItReads = (page: Page, expected: string) => expect.poll(() => page.title()).toBe(expected);
+
+  it('titles the tab after what it shows, "Not available" and "Nothing here" included', async () => {
+    const page = await signIn(users.customer);
+    const open = async (hash: string, heading: string | RegExp) => {
+      await page.goto(`${consoleUrl}/console#${hash}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    };
+    await open('/health', 'Health');
+    await titleOnceItReads(page, 'Health · Order console');
+    await open('/audit', 'Not available');
+    await titleOnceItReads(page, 'Not available · Order console');
+    await open('/health', 'Health');
+    await open('/webhooks', 'Not available');
+    await titleOnceItReads(page, 'Not available · Order console');
+    await open(`/orders/${walked.id}/timeline`, /^Timeline of order/);
+    await titleOnceItReads(page, `Timeline of order ${shortId(walked.id)} · Order console`);
+    await open('/nonsense', 'Nothing here');
+    await titleOnceItReads(page, 'Nothing here · Order console');
+    await page.context().close();
+  });
+
+  it('says "No such order" at an address whose id is no UUID, instead of heading it with its last 8 characters', async () => {
+    const page = await signIn(users.admin);
+    const open = async (hash: string, heading: string) => {
+      await page.goto(`${consoleUrl}/console#${hash}`);
+      await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+      await titleOnceItReads(page, `${heading} · Order console`);
+    };
+    await open('/orders/not-a-uuid', 'No such order');
+    await page.getByText('There is no order with this id.').waitFor();
+    await open('/orders/not-a-uuid/timeline', 'No such order');
+    await open('/webhooks/not-a-uuid', 'No such subscription');
+    await page.getByText('There is no webhook subscription with this id.').waitFor();
+    expect(await page.locator('main').innerText()).not.toContain('t-a-uuid');
+    await page.context().close();
+  });
+
+  it('moves the focus to what an action came to, not to the page when its button goes or waits', async () => {
+    /** The focused element's role (its tag name when it has none) and words. */
+    const focused = (page: Page) =>
+      page.evaluate(`({
+        role: document.activeElement.getAttribute('role') ?? document.activeElement.tagName,
+        text: document.activeElement.innerText,
+      })`) as Promise<{ role: string; text: string }>;
+    const pending = await placeOrder(users.customer, '1001');
+    const page = await signIn(users.staff);
+    await page.goto(`${consoleUrl}/console#/orders/${pending.id}`);
+    await page.getByRole('button', { name: 'Confirm' }).focus();
+    await page.keyboard.press('Enter');
+    // Confirmed, the order offers no Confirm: the focus goes to the sentence that says so.
+    await expect.poll(() => focused(page)).toEqual({ role: 'status', text: 'Confirmed.' });
+    await page.getByLabel(/^Amount/).fill('99999');
+    await page.getByLabel('Reference').fill('too-much');
+    await page.getByRole('button', { name: 'Record payment' }).click();
+    await expect.poll(async () => (await focused(page)).role).toBe('alert');
+    expect((await focused(page)).text).toContain('Amount: must be at most what is outstanding');
+    await page.context().close();
+
+    const admin = await openFailingSubscription();
+    await admin.getByRole('button', { name: 'Send a test event' }).click();
+    await expect
+      .poll(() => focused(admin))
+      .toEqual({ role: 'status', text: 'A test event of webhook.test was requested.' });
+    await admin.context().close();
+  });
+
   it('did nothing a strict CSP refuses, threw nothing, asked nothing of another origin, and cached its assets', () => {
     expect(misbehaviour).toEqual([]);
     expect(assetCaching.size).toBeGreaterThanOrEqual(20);

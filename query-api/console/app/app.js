@@ -10,6 +10,7 @@ import { html } from './html.js';
 import { useEffect, useRef, useState } from './vendor/hooks.js';
 import { href, redirectFromHome, useRoute } from './router.js';
 import { may } from './lib/permissions.js';
+import { uuidPattern } from './lib/format.js';
 import { SignIn } from './views/sign-in.js';
 import { OrdersView } from './views/orders.js';
 import { OrderView } from './views/order.js';
@@ -18,7 +19,7 @@ import { AuditView } from './views/audit.js';
 import { WebhooksView } from './views/webhooks.js';
 import { WebhookView } from './views/webhook.js';
 import { HealthView } from './views/health.js';
-import { ViewHeading } from './components.js';
+import { ViewHeading, useTitle } from './components.js';
 
 /** @param {{ api: Api }} props */
 export const App = ({ api }) => {
@@ -63,6 +64,17 @@ const Navigation = ({ user }) => {
   </nav>`;
 };
 
+/**
+ * A page in place of a view (one the roles do not open, an address of none): titled as it is headed, not
+ * left with the title of the view before it.
+ *
+ * @param {{ heading: string, children: any }} props
+ */
+const Notice = ({ heading, children }) => {
+  useTitle(heading);
+  return html`<section aria-labelledby="view-heading"><${ViewHeading}>${heading}</${ViewHeading}>${children}</section>`;
+};
+
 /** @param {{ api: Api, session: Session }} props */
 const Console = ({ api, session }) => {
   const route = useRoute();
@@ -90,12 +102,19 @@ const Console = ({ api, session }) => {
   const props = { api, user, route, key: `${route.name}/${route.params['id'] ?? ''}` };
   /** A view the user's roles do not open: said so, instead of a form whose every request would be refused. */
   const notForYou = (/** @type {string} */ sentence) =>
-    html`<section aria-labelledby="view-heading"><${ViewHeading}>Not available</${ViewHeading}><p>${sentence}</p></section>`;
+    html`<${Notice} heading="Not available"><p>${sentence}</p></${Notice}>`;
+  // Orders and subscriptions have UUIDs for ids (the API answers 404 to anything else): an address with
+  // another id names nothing, and says so, instead of a view headed with the id's last 8 characters.
+  const namesNoId = !uuidPattern.test(route.params['id'] ?? '');
+  const noSuchOrder = () =>
+    html`<${Notice} heading="No such order"><p>There is no order with this id. <a href=${href('/orders')}>Go to the orders</a></p></${Notice}>`;
+  const noSuchSubscription = () =>
+    html`<${Notice} heading="No such subscription"><p>There is no webhook subscription with this id. <a href=${href('/webhooks')}>Go to the webhooks</a></p></${Notice}>`;
   const view =
     {
       orders: () => html`<${OrdersView} ...${props} />`,
-      order: () => html`<${OrderView} ...${props} />`,
-      timeline: () => html`<${TimelineView} ...${props} />`,
+      order: () => (namesNoId ? noSuchOrder() : html`<${OrderView} ...${props} />`),
+      timeline: () => (namesNoId ? noSuchOrder() : html`<${TimelineView} ...${props} />`),
       audit: () =>
         may(user, 'listAuditEvents')
           ? html`<${AuditView} ...${props} />`
@@ -105,15 +124,17 @@ const Console = ({ api, session }) => {
           ? html`<${WebhooksView} ...${props} />`
           : notForYou('Webhooks are for admins.'),
       webhook: () =>
-        may(user, 'getWebhook')
-          ? html`<${WebhookView} ...${props} />`
-          : notForYou('Webhooks are for admins.'),
+        !may(user, 'getWebhook')
+          ? notForYou('Webhooks are for admins.')
+          : namesNoId
+            ? noSuchSubscription()
+            : html`<${WebhookView} ...${props} />`,
       health: () => html`<${HealthView} ...${props} />`,
     }[route.name] ??
     (() =>
       route.name === 'home'
         ? null
-        : html`<section><${ViewHeading}>Nothing here</${ViewHeading}><p><a href=${href('/orders')}>Go to the orders</a></p></section>`);
+        : html`<${Notice} heading="Nothing here"><p><a href=${href('/orders')}>Go to the orders</a></p></${Notice}>`);
 
   return html`<div class="layout" id="console-top" tabindex="-1">
     <a class="skip-link" href="#main" onClick=${(/** @type {Event} */ event) => {

@@ -43,11 +43,16 @@ export const useLoad = (load, deps) => {
 export const asProblem = (error) =>
   error instanceof ApiProblem ? error : new ApiProblem(0, { detail: String(error) });
 
-/** @param {{ error: ApiProblem | null, context?: string }} props */
-export const ProblemMessage = ({ error, context }) => {
+/**
+ * A problem in words. `outcome`, when the problem is what an action came to: the action's ref
+ * (useAction), which the message then takes so that the focus can go to it.
+ *
+ * @param {{ error: ApiProblem | null, context?: string, outcome?: import('./vendor/preact.js').RefObject<HTMLElement | null> }} props
+ */
+export const ProblemMessage = ({ error, context, outcome }) => {
   if (!error) return null;
   const { title, detail, hints } = error.words;
-  return html`<div class="problem" role="alert">
+  return html`<div class="problem" role="alert" tabindex="-1" ref=${outcome}>
     <p class="problem-title"><strong>${context ? `${context}: ` : ''}${title}</strong>${error.status ? html` <span class="status-code">(${error.status})</span>` : null}</p>
     <p>${detail}</p>
     ${hints.length > 0 ? html`<ul>${hints.map((hint) => html`<li>${hint}</li>`)}</ul>` : null}
@@ -125,7 +130,11 @@ export const Pager = ({ label, prev, next }) =>
   </nav>`;
 
 /**
- * Runs an action once at a time: `{ run, busy, error, done }`, `done` being what the last success said.
+ * Runs an action once at a time: `{ run, busy, error, done, outcome }`, `done` being what the last success
+ * said. `outcome` is the ref for the element that says how the last run went (its success sentence, or
+ * its ProblemMessage), with tabindex="-1": the focus goes there when a run ends. Without it the focus would
+ * fall to the page's body: the button pressed is disabled while the action runs, and may be gone with what
+ * it did (no Confirm on a confirmed order).
  *
  * @template T
  * @param {(...args: any[]) => Promise<T>} action
@@ -135,19 +144,40 @@ export const useAction = (action) => {
     busy: false,
     error: /** @type {ApiProblem | null} */ (null),
     done: /** @type {T | null} */ (null),
+    ended: 0,
   });
+  const outcome = useRef(/** @type {HTMLElement | null} */ (null));
+  useEffect(() => {
+    if (state.ended > 0) outcome.current?.focus();
+  }, [state.ended]);
   const run = async (/** @type {any[]} */ ...args) => {
-    setState({ busy: true, error: null, done: null });
+    setState((previous) => ({ ...previous, busy: true, error: null, done: null }));
     try {
       const done = await action(...args);
-      setState({ busy: false, error: null, done });
+      setState((previous) => ({ busy: false, error: null, done, ended: previous.ended + 1 }));
       return done;
     } catch (error) {
-      setState({ busy: false, error: asProblem(error), done: null });
+      setState((previous) => ({
+        busy: false,
+        error: asProblem(error),
+        done: null,
+        ended: previous.ended + 1,
+      }));
       return undefined;
     }
   };
-  return { ...state, run };
+  return { ...state, run, outcome };
+};
+
+/**
+ * The browser tab's title while a view shows: what the view is, then the console's name.
+ *
+ * @param {string} what
+ */
+export const useTitle = (what) => {
+  useEffect(() => {
+    document.title = `${what} · Order console`;
+  }, [what]);
 };
 
 /**

@@ -17,8 +17,9 @@ import {
   ProblemMessage,
   Time,
   ViewHeading,
-  asProblem,
+  useAction,
   useLoad,
+  useTitle,
 } from '../components.js';
 import { href, navigate } from '../router.js';
 import { orderIdOfStream, shortId, subscriptionIdOfStream } from '../lib/format.js';
@@ -80,9 +81,7 @@ export const AuditView = ({ api, user, route }) => {
   const filtered = filterNames.some((name) => filters[name]);
   const span = Object.fromEntries(spanNames.map((name) => [name, route.query.get(name) ?? '']));
   const spanQuery = Object.fromEntries(Object.entries(span).filter(([, value]) => value));
-  useEffect(() => {
-    document.title = 'Audit log · Order console';
-  }, []);
+  useTitle('Audit log');
   const log = useLoad(async () => {
     if (!filtered) {
       // Newest first: the latest page unless a position was asked for; "Next" goes to older events.
@@ -259,28 +258,10 @@ const AuditTable = ({ events, showWebhooks }) => {
   </div>`;
 };
 
-/**
- * @typedef {{ lines: string[], events: number, lastPosition: string | null, finalHash: string, withheldSecrets: number }} BuiltExport
- */
-
 /** @param {{ api: import('../api.js').Api }} props */
 const ExportPanel = ({ api }) => {
   const [progress, setProgress] = useState(/** @type {number | null} */ (null));
-  const [result, setResult] = useState(
-    /** @type {(BuiltExport & { url: string, name: string }) | null} */ (null),
-  );
-  const [error, setError] = useState(/** @type {import('../api.js').ApiProblem | null} */ (null));
-  useEffect(
-    () => () => {
-      if (result) URL.revokeObjectURL(result.url);
-    },
-    [result],
-  );
-  const available = typeof crypto !== 'undefined' && crypto.subtle !== undefined;
-
-  const run = async () => {
-    setError(null);
-    setResult(null);
+  const exported = useAction(async () => {
     setProgress(0);
     try {
       const exportedAt = new Date().toISOString();
@@ -295,13 +276,19 @@ const ExportPanel = ({ api }) => {
         onProgress: setProgress,
       });
       const url = URL.createObjectURL(new Blob(built.lines, { type: 'application/x-ndjson' }));
-      setResult({ ...built, url, name: `order-events-${exportedAt.replace(/[:.]/g, '-')}.ndjson` });
-    } catch (failure) {
-      setError(asProblem(failure));
+      return { ...built, url, name: `order-events-${exportedAt.replace(/[:.]/g, '-')}.ndjson` };
     } finally {
       setProgress(null);
     }
-  };
+  });
+  const result = exported.done;
+  useEffect(
+    () => () => {
+      if (result) URL.revokeObjectURL(result.url);
+    },
+    [result],
+  );
+  const available = typeof crypto !== 'undefined' && crypto.subtle !== undefined;
 
   return html`<section class="card export" aria-labelledby="export-heading">
     <h2 id="export-heading">Export</h2>
@@ -311,14 +298,14 @@ const ExportPanel = ({ api }) => {
     </p>
     ${
       available
-        ? html`<button type="button" onClick=${run} disabled=${progress !== null}>Export the log</button>`
+        ? html`<button type="button" onClick=${() => exported.run()} disabled=${exported.busy}>Export the log</button>`
         : html`<p class="problem">The export needs WebCrypto, which browsers give pages served over HTTPS or from localhost only.</p>`
     }
     <div aria-live="polite">
       ${progress !== null ? html`<p class="loading" role="status">Read ${progress} events…</p>` : null}
       ${
         result
-          ? html`<div class="export-result" role="status">
+          ? html`<div class="export-result" role="status" tabindex="-1" ref=${exported.outcome}>
             <p><strong>Exported ${result.events} events</strong>${result.lastPosition ? ` up to position ${result.lastPosition}` : ''}.</p>
             <p>Final hash: <code class="final-hash">${result.finalHash}</code></p>
             <p><a class="button" href=${result.url} download=${result.name}>Download ${result.name}</a></p>
@@ -333,6 +320,6 @@ const ExportPanel = ({ api }) => {
           : null
       }
     </div>
-    <${ProblemMessage} error=${error} context="The export failed" />
+    <${ProblemMessage} error=${exported.error} context="The export failed" outcome=${exported.outcome} />
   </section>`;
 };

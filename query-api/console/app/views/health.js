@@ -15,7 +15,7 @@
  */
 import { html } from '../html.js';
 import { useEffect, useRef, useState } from '../vendor/hooks.js';
-import { Loading, ProblemMessage, ViewHeading, asProblem } from '../components.js';
+import { Loading, ProblemMessage, ViewHeading, asProblem, useTitle } from '../components.js';
 import { Sparkline } from '../charts.js';
 import { parsePrometheusText, requestsByRoute, singleValue, valuesByLabel } from '../lib/prometheus.js';
 import { deliveryOutcomes as outcomes } from '../lib/vocabulary.js';
@@ -70,9 +70,7 @@ export const HealthView = ({ api, user }) => {
   const [error, setError] = useState(/** @type {import('../api.js').ApiProblem | null} */ (null));
   const [paused, setPaused] = useState(false);
   const last = useRef(/** @type {Reading | null} */ (null));
-  useEffect(() => {
-    document.title = 'Health · Order console';
-  }, []);
+  useTitle('Health');
 
   useEffect(() => {
     if (paused) return;

@@ -18,6 +18,7 @@ import {
   ViewHeading,
   useAction,
   useLoad,
+  useTitle,
 } from '../components.js';
 import { ApiProblem } from '../api.js';
 import { href } from '../router.js';
@@ -58,9 +59,7 @@ const roundToCurrency = (amount, currency) => {
 /** @param {ViewProps} props */
 export const OrderView = ({ api, route }) => {
   const id = route.params['id'] ?? '';
-  useEffect(() => {
-    document.title = `Order ${shortId(id)} · Order console`;
-  }, [id]);
+  useTitle(`Order ${shortId(id)}`);
   // The ETag a command was refused with (412): the order has changed since, so the page reads it again
   // until the read model shows that change, which may trail the command API's answer by a moment.
   const refusedEtag = useRef(/** @type {string | null} */ (null));
@@ -237,9 +236,9 @@ const Actions = ({ api, order, etag, reload, refusedWith }) => {
   const mayPay = offered.has('record-payment');
   const result = html`<div class="action-result" aria-live="polite">
       ${action.busy ? html`<p class="loading">Sending…</p>` : null}
-      ${action.done ? html`<p class="success" role="status">${action.done}</p>` : null}
+      ${action.done ? html`<p class="success" role="status" tabindex="-1" ref=${action.outcome}>${action.done}</p>` : null}
     </div>
-    <${ProblemMessage} error=${action.error} context="Not done" />`;
+    <${ProblemMessage} error=${action.error} context="Not done" outcome=${action.outcome} />`;
   if (offered.size === 0) return action.done || action.error ? html`<div class="card">${result}</div>` : null;
   const suggested = nextStep[order.status];
 

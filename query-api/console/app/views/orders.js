@@ -18,6 +18,7 @@ import {
   ViewHeading,
   asProblem,
   useLoad,
+  useTitle,
 } from '../components.js';
 import { href, navigate } from '../router.js';
 import { formatMoney, shortId, uuidPattern } from '../lib/format.js';
@@ -74,9 +75,7 @@ export const OrdersView = ({ api, user, route }) => {
   const narrowed = [idEndsWith, idStartsWith, customerEmail, placedFrom, placedTo, minTotal, maxTotal].some(
     Boolean,
   );
-  useEffect(() => {
-    document.title = 'Orders · Order console';
-  }, []);
+  useTitle('Orders');
   const orders = useLoad(async () => {
     const query = new URLSearchParams({
       cursor,

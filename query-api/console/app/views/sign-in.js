@@ -1,7 +1,7 @@
 /** Signing in with the password grant (POST /auth/token). */
 import { html } from '../html.js';
 import { useEffect, useState } from '../vendor/hooks.js';
-import { ProblemMessage, asProblem } from '../components.js';
+import { ProblemMessage, useAction, useTitle } from '../components.js';
 
 /**
  * @param {{ api: import('../api.js').Api, notice: string | null }} props
@@ -9,23 +9,15 @@ import { ProblemMessage, asProblem } from '../components.js';
 export const SignIn = ({ api, notice }) => {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(/** @type {import('../api.js').ApiProblem | null} */ (null));
+  useTitle('Sign in');
   useEffect(() => {
-    document.title = 'Sign in · Order console';
     document.getElementById('view-heading')?.focus();
   }, []);
+  const signIn = useAction(() => api.signIn(email.trim(), password));
   /** @param {SubmitEvent} event */
-  const submit = async (event) => {
+  const submit = (event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.signIn(email.trim(), password);
-    } catch (failure) {
-      setError(asProblem(failure));
-      setBusy(false);
-    }
+    void signIn.run();
   };
   return html`<main id="main" class="sign-in">
     <section class="card sign-in-card" aria-labelledby="view-heading">
@@ -53,9 +45,9 @@ export const SignIn = ({ api, notice }) => {
           value=${password}
           onInput=${(/** @type {InputEvent} */ event) => setPassword(/** @type {HTMLInputElement} */ (event.currentTarget).value)}
         />
-        <button type="submit" disabled=${busy}>${busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" disabled=${signIn.busy}>${signIn.busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
-      <${ProblemMessage} error=${error} context="Sign-in failed" />
+      <${ProblemMessage} error=${signIn.error} context="Sign-in failed" outcome=${signIn.outcome} />
       <p class="hint">
         On its first start the service printed one demo user per role (customer@example.com,
         staff@example.com, auditor@example.com, admin@example.com) with their passwords;

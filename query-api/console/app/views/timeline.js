@@ -9,7 +9,6 @@
  * @typedef {import('../lib/state-diff.js').Change} Change
  */
 import { html } from '../html.js';
-import { useEffect } from '../vendor/hooks.js';
 import {
   ErasedBadge,
   JsonValue,
@@ -18,6 +17,7 @@ import {
   Time,
   ViewHeading,
   useLoad,
+  useTitle,
 } from '../components.js';
 import { href } from '../router.js';
 import { shortId } from '../lib/format.js';
@@ -36,9 +36,7 @@ const Value = ({ value }) => {
 export const TimelineView = ({ api, user, route }) => {
   const id = route.params['id'] ?? '';
   const withStates = may(user, 'getOrderAtRevision');
-  useEffect(() => {
-    document.title = `Timeline of order ${shortId(id)} · Order console`;
-  }, [id]);
+  useTitle(`Timeline of order ${shortId(id)}`);
   const timeline = useLoad(async () => {
     const path = `/orders/${encodeURIComponent(id)}`;
     /** @type {StoredEvent[]} */

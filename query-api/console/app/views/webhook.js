@@ -19,6 +19,7 @@ import {
   asProblem,
   useAction,
   useLoad,
+  useTitle,
 } from '../components.js';
 import { href, navigate } from '../router.js';
 import { shortId } from '../lib/format.js';
@@ -45,9 +46,7 @@ export const WebhookView = ({ api, route }) => {
   const eventType = route.query.get('eventType') ?? '';
   /** @param {Record<string, string>} changes */
   const filterBy = (changes) => navigate(href(`/webhooks/${id}`, { outcome, eventType, ...changes }));
-  useEffect(() => {
-    document.title = `Webhook ${shortId(id)} · Order console`;
-  }, [id]);
+  useTitle(`Webhook ${shortId(id)}`);
   const subscription = useLoad(
     async () => /** @type {Subscription} */ ((await api.get(`/webhooks/${encodeURIComponent(id)}`)).body),
     [id],
@@ -190,11 +189,11 @@ export const WebhookView = ({ api, route }) => {
                   </div>`
             }
             <div aria-live="polite">
-              ${test.done && latest === 'test' ? html`<p class="success" role="status">${test.done}</p>` : null}
-              ${enable.done && latest === 'enable' ? html`<p class="success" role="status">${enable.done}</p>` : null}
+              ${test.done && latest === 'test' ? html`<p class="success" role="status" tabindex="-1" ref=${test.outcome}>${test.done}</p>` : null}
+              ${enable.done && latest === 'enable' ? html`<p class="success" role="status" tabindex="-1" ref=${enable.outcome}>${enable.done}</p>` : null}
             </div>
-            <${ProblemMessage} error=${latest === 'test' ? test.error : null} context="No test sent" />
-            <${ProblemMessage} error=${latest === 'enable' ? enable.error : null} context="Not enabled" />
+            <${ProblemMessage} error=${latest === 'test' ? test.error : null} context="No test sent" outcome=${test.outcome} />
+            <${ProblemMessage} error=${latest === 'enable' ? enable.error : null} context="Not enabled" outcome=${enable.outcome} />
             <${Settings}
               api=${api}
               subscription=${subscription.data}
@@ -234,7 +233,7 @@ export const WebhookView = ({ api, route }) => {
         </div>
       </div>
       <div aria-live="polite">
-        ${retry.done ? html`<p class="success" role="status">${retry.done}</p>` : null}
+        ${retry.done ? html`<p class="success" role="status" tabindex="-1" ref=${retry.outcome}>${retry.done}</p>` : null}
         ${following ? html`<p class="loading" role="status">Waiting for the attempt to deliver ${following.what}…</p>` : null}
         ${
           arrived
@@ -250,9 +249,9 @@ export const WebhookView = ({ api, route }) => {
         <input id="recover-since" type="datetime-local" required value=${recoverSince} onInput=${(/** @type {InputEvent} */ e) => setRecoverSince(/** @type {HTMLInputElement} */ (e.currentTarget).value)} />
         <button type="submit" class="secondary" disabled=${recover.busy}>Recover</button>
       </form>
-      <div aria-live="polite">${recover.done ? html`<p class="success" role="status">${recover.done}</p>` : null}</div>
-      <${ProblemMessage} error=${recover.error} context="Nothing recovered" />
-      <${ProblemMessage} error=${retry.error} context="No retry" />
+      <div aria-live="polite">${recover.done ? html`<p class="success" role="status" tabindex="-1" ref=${recover.outcome}>${recover.done}</p>` : null}</div>
+      <${ProblemMessage} error=${recover.error} context="Nothing recovered" outcome=${recover.outcome} />
+      <${ProblemMessage} error=${retry.error} context="No retry" outcome=${retry.outcome} />
       <${ProblemMessage} error=${attempts.error} context="The attempts could not be read" />
       ${attempts.loading && !attempts.data ? html`<${Loading} label="Loading the attempts…" />` : null}
       ${
@@ -394,14 +393,14 @@ const RotateSecret = ({ api, id }) => {
     }
     ${
       rotate.done
-        ? html`<div class="secret" role="status">
+        ? html`<div class="secret" role="status" tabindex="-1" ref=${rotate.outcome}>
           <p><strong>The new secret</strong>, shown only now: give it to the receiver.</p>
           <p><code class="secret-value">${rotate.done.secret}</code></p>
           <p class="hint">The previous one keeps signing until <${Time} iso=${rotate.done.previousSecretExpiresAt} />.</p>
         </div>`
         : null
     }
-    <${ProblemMessage} error=${rotate.error ? asProblem(rotate.error) : null} context="The secret was not rotated" />
+    <${ProblemMessage} error=${rotate.error ? asProblem(rotate.error) : null} context="The secret was not rotated" outcome=${rotate.outcome} />
   </div>`;
 };
 
@@ -463,8 +462,8 @@ const Settings = ({ api, subscription, changed, acting, saysOutcome }) => {
         </div>`
         : null
     }
-    <div aria-live="polite">${change.done && saysOutcome ? html`<p class="success" role="status">${change.done}</p>` : null}</div>
-    <${ProblemMessage} error=${saysOutcome ? change.error : null} context="Not changed" />
-    <${ProblemMessage} error=${remove.error} context="Not removed" />
+    <div aria-live="polite">${change.done && saysOutcome ? html`<p class="success" role="status" tabindex="-1" ref=${change.outcome}>${change.done}</p>` : null}</div>
+    <${ProblemMessage} error=${saysOutcome ? change.error : null} context="Not changed" outcome=${change.outcome} />
+    <${ProblemMessage} error=${remove.error} context="Not removed" outcome=${remove.outcome} />
   </div>`;
 };

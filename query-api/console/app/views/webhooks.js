@@ -9,8 +9,8 @@
  * @typedef {import('./orders.js').ViewProps} ViewProps
  */
 import { html } from '../html.js';
-import { useEffect, useState } from '../vendor/hooks.js';
-import { Loading, ProblemMessage, Time, ViewHeading, useAction, useLoad } from '../components.js';
+import { useState } from '../vendor/hooks.js';
+import { Loading, ProblemMessage, Time, ViewHeading, useAction, useLoad, useTitle } from '../components.js';
 import { href } from '../router.js';
 import { webhookEventKinds } from '../lib/vocabulary.js';
 
@@ -29,9 +29,7 @@ export const isFailing = (stats) => stats.successRate !== null && stats.successR
 
 /** @param {ViewProps} props */
 export const WebhooksView = ({ api }) => {
-  useEffect(() => {
-    document.title = 'Webhooks · Order console';
-  }, []);
+  useTitle('Webhooks');
   // Each with how its latest deliveries went (deliveryStats), in the one answer.
   const subscriptions = useLoad(
     async () => /** @type {Subscription[]} */ ((await api.get('/webhooks')).body),
@@ -143,13 +141,13 @@ const RegisterForm = ({ api, registered }) => {
     />
     ${
       register.done
-        ? html`<div class="secret" role="status">
+        ? html`<div class="secret" role="status" tabindex="-1" ref=${register.outcome}>
           <p><strong>Registered.</strong> Its signing secret, shown only now: give it to the receiver.</p>
           <p><code class="secret-value">${register.done.secret}</code></p>
           <p><a href=${href(`/webhooks/${register.done.id}`)}>Open the subscription</a></p>
         </div>`
         : null
     }
-    <${ProblemMessage} error=${register.error} context="Not registered" />
+    <${ProblemMessage} error=${register.error} context="Not registered" outcome=${register.outcome} />
   </details>`;
 };
