@@ -10,12 +10,14 @@ const endOfString = (text: string, start: number): number => {
 };
 
 /** Where a member is, as the API's field errors name it: `items[0].quantity`. */
-const pathOf = (frames: readonly Frame[], key: string): string =>
-  [...frames.slice(0, -1), { kind: 'object' as const, keys: new Set<string>(), key }]
+const pathOf = (frames: readonly Frame[], key: string): string => {
+  const keys = [...frames.slice(0, -1), { kind: 'object' as const, key }];
+  return keys
     .map((frame, depth) =>
-      frame.kind === 'array' ? `[${frame.index}]` : depth === 0 ? frame.key! : `.${frame.key!}`,
+      frame.kind === 'array' ? `[${frame.index}]` : `${depth === 0 ? '' : '.'}${frame.key!}`,
     )
     .join('');
+};
 
 /**
  * The path of the first member an object of this JSON text names twice (`{"a":1,"a":2}`, escapes decoded

@@ -7,7 +7,7 @@ import { validationFailed } from './api-error.ts';
  * object); a proxy that keeps the last would act for another caller, body or condition than the service.
  */
 const singleValued = ['Host', 'Authorization', 'Content-Type', 'If-Modified-Since', 'If-Unmodified-Since'];
-const singleValuedNames = new Set(singleValued.map((name) => name.toLowerCase()));
+const canonicalNames = new Map(singleValued.map((name) => [name.toLowerCase(), name]));
 const longestName = Math.max(...singleValued.map((name) => name.length));
 
 /** RFC 3986's host (an IP literal in brackets, or a name or IPv4 address) and optional port (RFC 9110, 7.2). */
@@ -25,25 +25,19 @@ const hostError = (host: string | undefined): string | null => {
 /** What is wrong with the request's headers, one field error each. On every request: one pass, no map. */
 const headerErrors = (request: Request): FieldError[] => {
   const seen: string[] = [];
-  const errors: FieldError[] = [];
+  const repeated: string[] = [];
   const raw = request.rawHeaders;
   for (let index = 0; index < raw.length; index += 2) {
-    if (raw[index]!.length > longestName) continue;
-    const name = raw[index]!.toLowerCase();
-    if (!singleValuedNames.has(name)) continue;
+    // Longer names are none of them: no lower-casing for most headers.
+    const name = raw[index]!.length > longestName ? undefined : canonicalNames.get(raw[index]!.toLowerCase());
+    if (name === undefined) continue;
     if (!seen.includes(name)) seen.push(name);
-    else if (!errors.some(({ field }) => field.toLowerCase() === name)) {
-      errors.push({
-        field: singleValued.find((known) => known.toLowerCase() === name)!,
-        message: 'must be sent once',
-      });
-    }
+    else if (!repeated.includes(name)) repeated.push(name);
   }
-  if (request.httpVersionMinor === 1 && !errors.some(({ field }) => field === 'Host')) {
-    const host = hostError(request.headers.host);
-    if (host) errors.push({ field: 'Host', message: host });
-  }
-  return errors;
+  const errors = repeated.map((field) => ({ field, message: 'must be sent once' }));
+  const host =
+    request.httpVersionMinor === 1 && !repeated.includes('Host') ? hostError(request.headers.host) : null;
+  return host === null ? errors : [...errors, { field: 'Host', message: host }];
 };
 
 /**
